@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# bloomkit.sh - the two commands (demo, test) and their helpers.
+#
+#   ./bloomkit.sh demo            build and run the main job (bloomkit demo)
+#   ./bloomkit.sh test            build and run every test: release suite, ASan+UBSan
+#                                 suite, ThreadSanitizer suite, fuzzers, browser tests
+#   ./bloomkit.sh setup           install what is missing (apt, npm from the lock file)
+#   ./bloomkit.sh build [PRESET]  configure and build a CMake preset (default release)
+#   ./bloomkit.sh bench [ARGS]    build and run bench/compare (ARGS passed through)
+#   ./bloomkit.sh serve [--port N]  build the playground and serve it on 127.0.0.1
+#
+# Every command installs what it needs first; when nothing is missing that
+# step is silent. Set BLOOMKIT_JOBS to limit build parallelism,
+# BLOOMKIT_FUZZ_SECONDS to change the fuzzing time (default 60 per target).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+JOBS="${BLOOMKIT_JOBS:-$(nproc)}"
+FUZZ_SECONDS="${BLOOMKIT_FUZZ_SECONDS:-60}"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'bloomkit.sh: %s\n' "$*" >&2; exit 1; }
+
+# ---- set-up -----------------------------------------------------------------------
+CORE_PACKAGES=(g++ cmake ninja-build pkg-config libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev libbloom-dev nlohmann-json3-dev)
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+WEB_PACKAGES=(emscripten nodejs npm chromium)
+
+missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || printf '%s\n' "$pkg"
+  done
+}
+
+apt_install() {
+  local missing
+  missing="$(missing_packages "$@")"
+  [ -z "$missing" ] && return 0
+  say "installing: $(echo $missing | tr '\n' ' ')"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+setup_core() { apt_install "${CORE_PACKAGES[@]}"; }
+setup_fuzz() { apt_install "${FUZZ_PACKAGES[@]}"; }
+setup_web() {
+  apt_install "${WEB_PACKAGES[@]}"
+  if [ -f web/package-lock.json ]; then
+    if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+      say "installing npm packages from web/package-lock.json"
+      (cd web && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+  fi
+}
+
+# ---- build ------------------------------------------------------------------------
+build_preset() {
+  local preset="$1"
+  say "building preset $preset"
+  cmake --preset "$preset" >/dev/null
+  cmake --build "build/$preset" -j "$JOBS"
+}
+
+run_ctest() {
+  local preset="$1"; shift
+  say "testing preset $preset"
+  ctest --test-dir "build/$preset" --output-on-failure -j "$JOBS" "$@"
+}
+
+# ---- test steps -------------------------------------------------------------------
+PASSED=0
+FAILED=0
+FAILED_STEPS=()
+step() {
+  local name="$1"; shift
+  if "$@"; then
+    PASSED=$((PASSED + 1))
+  else
+    FAILED=$((FAILED + 1))
+    FAILED_STEPS+=("$name")
+  fi
+}
+
+test_release() { build_preset release && run_ctest release; }
+test_debug() { build_preset debug && run_ctest debug; }
+test_tsan() {
+  ls tests/*concurrent*_test.cpp >/dev/null 2>&1 || { say "no concurrent tests yet"; return 0; }
+  build_preset tsan && TSAN_OPTIONS="halt_on_error=1" run_ctest tsan -L concurrent
+}
+test_bench_smoke() {
+  [ -x build/release/bloomkit_compare ] || { say "no bench/compare yet"; return 0; }
+  say "benchmark smoke run (tiny sizes, no timing asserted)"
+  build/release/bloomkit_compare --sizes 10000 --repeats 1 >/dev/null
+}
+test_fuzz() {
+  ls fuzz/*_fuzz.cpp >/dev/null 2>&1 || { say "no fuzz targets yet"; return 0; }
+  setup_fuzz
+  build_preset fuzz || return 1
+  local target name corpus rc=0
+  for target in build/fuzz/*_fuzz; do
+    name="$(basename "$target")"
+    corpus="fuzz/corpus/${name%_fuzz}"
+    mkdir -p "build/fuzz/corpus-$name"
+    say "fuzzing $name for ${FUZZ_SECONDS}s (seed corpus $corpus)"
+    if ! "$target" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -artifact_prefix="build/fuzz/$name-" \
+        "build/fuzz/corpus-$name" "$corpus" 2>"build/fuzz/$name.log"; then
+      tail -40 "build/fuzz/$name.log" >&2
+      rc=1
+    else
+      grep -E "stat::number_of_executed_units|stat::new_units_added" "build/fuzz/$name.log" >&2 || true
+    fi
+  done
+  return $rc
+}
+test_web() {
+  [ -f web/package.json ] || { say "no playground yet"; return 0; }
+  setup_web
+  say "building the playground and testing it in headless Chromium"
+  "$ROOT/web/build.sh" && (cd web && node --test tests/)
+}
+
+cmd_test() {
+  setup_core
+  step release test_release
+  step bench-smoke test_bench_smoke
+  step debug test_debug
+  step tsan test_tsan
+  step fuzz test_fuzz
+  step web test_web
+  echo
+  if [ "$FAILED" -ne 0 ]; then
+    echo "failed steps: ${FAILED_STEPS[*]}"
+  fi
+  echo "steps: $PASSED passed, $FAILED failed"
+  [ "$FAILED" -eq 0 ]
+}
+
+cmd_demo() {
+  setup_core
+  build_preset release >/dev/null
+  exec build/release/bloomkit demo "$@"
+}
+
+cmd_bench() {
+  setup_core
+  build_preset release >/dev/null
+  [ -x build/release/bloomkit_compare ] || die "bench/compare is not built yet"
+  exec build/release/bloomkit_compare "$@"
+}
+
+cmd_serve() {
+  [ -x web/build.sh ] || die "the playground is not there yet"
+  setup_web
+  "$ROOT/web/build.sh"
+  exec "$ROOT/web/serve.sh" "$@"
+}
+
+case "${1:-}" in
+  demo) shift; cmd_demo "$@" ;;
+  test) shift; cmd_test "$@" ;;
+  setup) shift; setup_core; setup_fuzz; setup_web ;;
+  build) shift; setup_core; build_preset "${1:-release}" ;;
+  bench) shift; cmd_bench "$@" ;;
+  serve) shift; cmd_serve "$@" ;;
+  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+esac

@@ -1,0 +1,9 @@
+// bloomkit/bloomkit.hpp - umbrella header: every public bloomkit header.
+#pragma once
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+#include "bloomkit/standard_bloom.hpp"
+#include "bloomkit/blocked_bloom.hpp"
+#include "bloomkit/split_block_bloom.hpp"

@@ -1,0 +1,339 @@
+// bloomkit/detail/block_filter.hpp - the one core behind every block-shaped
+// filter (blocked_bloom, split_block_bloom).
+//
+// A block filter is an array of fixed-size blocks. A key's 64-bit hash picks
+// one block with its high 32 bits (multiply-shift: ((h >> 32) * z) >> 32, as
+// Parquet fixes it) and sets or tests bits inside that block from its low 32
+// bits. Where inside the block is the *policy*: a type satisfying
+// block_policy. A new block shape is a new policy, not a new filter.
+//
+// One query touches one block, so one cache miss per lookup; batched calls
+// compute all block addresses of a window first and prefetch them.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+
+/// The parameters that fix a block filter's layout and meaning. `blocks` and
+/// `k` and `hash` decide the bits; `capacity` and `target_fpr` are the design
+/// point, used for saturation and reported by tools.
+struct block_filter_params {
+  std::uint64_t blocks = 0;    ///< number of blocks, 1 <= blocks <= max_blocks
+  std::uint32_t k = 0;         ///< bits set per key (fixed by some policies)
+  std::uint64_t capacity = 0;  ///< design number of keys (>= 1)
+  double target_fpr = 0.0;     ///< design false-positive rate, in (0, 1)
+  hash_spec hash{};            ///< hash used for keys
+
+  friend bool operator==(const block_filter_params&, const block_filter_params&) = default;
+};
+
+namespace detail {
+
+/// What a block layout must provide. `set` / `test` see only the hash's low
+/// 32 bits' worth of entropy they need; the block was already chosen.
+template <class P>
+concept block_policy = requires(typename P::block_type& block, const typename P::block_type& cblock,
+                                std::uint64_t h, std::uint32_t k) {
+  typename P::block_type;
+  { P::name } -> std::convertible_to<std::string_view>;
+  { P::block_bits } -> std::convertible_to<std::uint32_t>;
+  { P::min_k } -> std::convertible_to<std::uint32_t>;
+  { P::max_k } -> std::convertible_to<std::uint32_t>;
+  { P::max_blocks } -> std::convertible_to<std::uint64_t>;
+  { P::default_hash } -> std::convertible_to<hash_spec>;
+  { P::set(block, h, k) } noexcept;
+  { P::test(cblock, h, k) } noexcept -> std::same_as<bool>;
+  { P::block_fpr(cblock, k) } -> std::same_as<double>;          // P(random key passes | this block)
+  { P::block_cardinality(cblock, k) } -> std::same_as<double>;  // keys estimated in this block
+  { P::model_fpr(std::uint64_t{}, double{}, k) } -> std::same_as<double>;  // formula for (blocks, n, k)
+  { P::plan(std::uint64_t{}, double{}) } -> std::same_as<sizing::blocked_plan>;
+  { P::popcount(cblock) } noexcept -> std::same_as<std::uint32_t>;
+  { P::merge(block, cblock) } noexcept;      // block |= other
+  { P::intersect(block, cblock) } noexcept;  // block &= other
+};
+
+/// Tag for views made by an owning filter whose parameters are already valid.
+struct trusted_t {
+  explicit trusted_t() = default;
+};
+inline constexpr trusted_t trusted{};
+
+/// The block a hash selects among `blocks` (< 2^32 blocks).
+constexpr std::uint64_t block_index(std::uint64_t h, std::uint64_t blocks) noexcept {
+  return reduce32(static_cast<std::uint32_t>(h >> 32), blocks);
+}
+
+template <block_policy P>
+void validate_params(const block_filter_params& p) {
+  const std::string name(P::name);
+  require(p.blocks >= 1 && p.blocks <= P::max_blocks, errc::invalid_argument,
+          name + ": blocks must be in [1, " + std::to_string(P::max_blocks) + "], got " + std::to_string(p.blocks));
+  require(p.k >= P::min_k && p.k <= P::max_k, errc::invalid_argument,
+          name + ": k must be in [" + std::to_string(P::min_k) + ", " + std::to_string(P::max_k) + "], got " +
+              std::to_string(p.k));
+  require(p.capacity >= 1, errc::invalid_argument, name + ": capacity must be at least 1");
+  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
+          name + ": target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+  require(is_known(p.hash.algorithm), errc::invalid_argument, name + ": unknown hash algorithm");
+}
+
+/// Throws errc::mismatch naming the first field where two filters differ.
+template <block_policy P>
+void require_same_shape(const block_filter_params& a, const block_filter_params& b, std::string_view operation) {
+  const std::string prefix = std::string(P::name) + " " + std::string(operation) + ": ";
+  require(a.blocks == b.blocks, errc::mismatch,
+          prefix + "block counts differ (" + std::to_string(a.blocks) + " vs " + std::to_string(b.blocks) + ")");
+  require(a.k == b.k, errc::mismatch, prefix + "k differs (" + std::to_string(a.k) + " vs " + std::to_string(b.k) + ")");
+  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+}
+
+}  // namespace detail
+
+/// A read-only block filter over borrowed blocks (for example a memory-mapped
+/// file). It owns nothing: the blocks must outlive it. All query and
+/// statistics code lives here; the owning block_filter delegates to it.
+template <detail::block_policy P>
+class block_filter_view {
+ public:
+  using policy = P;
+  using block_type = typename P::block_type;
+
+  /// Views `blocks` as a filter with `params`. Validates the parameters and
+  /// that blocks.size() == params.blocks; throws bloomkit::error otherwise.
+  block_filter_view(const block_filter_params& params, std::span<const block_type> blocks, std::uint64_t inserted)
+      : params_(params), blocks_(blocks), inserted_(inserted) {
+    detail::validate_params<P>(params_);
+    detail::require(blocks_.size() == params_.blocks, errc::corrupt,
+                    std::string(P::name) + ": expected " + std::to_string(params_.blocks) + " blocks, got " +
+                        std::to_string(blocks_.size()));
+  }
+
+  /// For owning filters: no validation (their invariants already hold).
+  block_filter_view(detail::trusted_t, const block_filter_params& params, std::span<const block_type> blocks,
+                    std::uint64_t inserted) noexcept
+      : params_(params), blocks_(blocks), inserted_(inserted) {}
+
+  /// True if the key with hash `h` may be in the set; false means certainly not.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    return P::test(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+  }
+
+  /// may_contain_hash of the key's hash under this filter's hash_spec.
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, params_.hash));
+  }
+
+  /// out[i] = may_contain_hash(hashes[i]). Computes the block addresses of a
+  /// window of hashes and prefetches them before testing, so the cache misses
+  /// of the window overlap. Throws errc::invalid_argument if sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    detail::require(hashes.size() == out.size(), errc::invalid_argument,
+                    std::string(P::name) + ": may_contain_many needs as many outputs as hashes");
+    constexpr std::size_t window = 16;
+    const std::size_t n = hashes.size();
+    for (std::size_t i = 0; i < std::min(window, n); ++i) {
+      detail::prefetch(&blocks_[detail::block_index(hashes[i], params_.blocks)]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) detail::prefetch(&blocks_[detail::block_index(hashes[i + window], params_.blocks)]);
+      out[i] = may_contain_hash(hashes[i]);
+    }
+  }
+
+  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::uint64_t num_blocks() const noexcept { return params_.blocks; }
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.blocks * P::block_bits; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  /// Insert calls counted (duplicates included; merges add).
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return params_.blocks * sizeof(block_type); }
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
+
+  /// Number of bits set. O(size).
+  [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
+    std::uint64_t total = 0;
+    for (const auto& block : blocks_) total += P::popcount(block);
+    return total;
+  }
+
+  /// Fraction of bits set, in [0, 1]. O(size).
+  [[nodiscard]] double fill_ratio() const noexcept {
+    return static_cast<double>(set_bit_count()) / static_cast<double>(bit_count());
+  }
+
+  /// Distinct keys estimated from the bits of each block (the per-block
+  /// Swamidass-Baldi estimate, summed). A block whose bits are all set counts
+  /// as nearly full, so the sum is then a lower bound. O(size).
+  [[nodiscard]] double estimated_cardinality() const noexcept {
+    double total = 0.0;
+    for (const auto& block : blocks_) total += P::block_cardinality(block, params_.k);
+    return total;
+  }
+
+  /// The false-positive rate for the bits set now: the mean over blocks of the
+  /// probability that a random key passes that block's test. Exact for these
+  /// bits under a uniform hash; follows the fill past capacity. O(size).
+  [[nodiscard]] double estimated_fpr() const noexcept {
+    double total = 0.0;
+    for (const auto& block : blocks_) total += P::block_fpr(block, params_.k);
+    return total / static_cast<double>(params_.blocks);
+  }
+
+  /// The model FPR for the design point (capacity keys), from sizing.
+  [[nodiscard]] double design_fpr() const {
+    return P::model_fpr(params_.blocks, static_cast<double>(params_.capacity), params_.k);
+  }
+
+  /// True once the filter is past its design capacity: more insert calls than
+  /// capacity, and the bits confirm more distinct keys than capacity (so
+  /// re-inserting the same keys does not count).
+  [[nodiscard]] bool saturated() const noexcept {
+    return inserted_ > params_.capacity && estimated_cardinality() > static_cast<double>(params_.capacity);
+  }
+
+ private:
+  block_filter_params params_;
+  std::span<const block_type> blocks_;
+  std::uint64_t inserted_;
+};
+
+/// An owning block filter. Construct from (capacity, target FPR), which sizes
+/// it with the policy's own formula, or from exact parameters.
+template <detail::block_policy P>
+class block_filter {
+ public:
+  using policy = P;
+  using block_type = typename P::block_type;
+  using view_type = block_filter_view<P>;
+
+  /// A filter for `capacity` keys at false-positive rate `target_fpr`, sized
+  /// with the layout's true FPR formula (not the classic one). Throws
+  /// errc::invalid_argument for capacity 0 or target_fpr outside (0, 1).
+  block_filter(std::uint64_t capacity, double target_fpr, hash_spec hash = P::default_hash)
+      : block_filter(plan_params(capacity, target_fpr, hash)) {}
+
+  /// A zeroed filter with exactly these parameters (validated).
+  explicit block_filter(const block_filter_params& params) : params_(params) {
+    detail::validate_params<P>(params_);
+    blocks_.assign(params_.blocks, block_type{});
+  }
+
+  /// A filter from existing blocks (loading). Validates parameters and that
+  /// blocks.size() == params.blocks.
+  block_filter(const block_filter_params& params, std::vector<block_type> blocks, std::uint64_t inserted)
+      : params_(params), blocks_(std::move(blocks)), inserted_(inserted) {
+    (void)view_type(params_, blocks_, inserted_);  // validates parameters against the blocks
+  }
+
+  /// The parameters a (capacity, target_fpr) construction would choose.
+  static block_filter_params plan_params(std::uint64_t capacity, double target_fpr, hash_spec hash = P::default_hash) {
+    const sizing::blocked_plan plan = P::plan(capacity, target_fpr);
+    return block_filter_params{plan.blocks, plan.k, capacity, target_fpr, hash};
+  }
+
+  /// Adds the key with hash `h`.
+  void insert_hash(std::uint64_t h) noexcept {
+    P::set(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    ++inserted_;
+  }
+
+  /// Adds `k`, hashed with this filter's hash_spec.
+  template <key K>
+  void insert(const K& k) {
+    insert_hash(hash_key(k, params_.hash));
+  }
+
+  /// Adds every hash, prefetching a window ahead.
+  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
+    constexpr std::size_t window = 16;
+    const std::size_t n = hashes.size();
+    for (std::size_t i = 0; i < std::min(window, n); ++i) {
+      detail::prefetch_for_write(&blocks_[detail::block_index(hashes[i], params_.blocks)]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) detail::prefetch_for_write(&blocks_[detail::block_index(hashes[i + window], params_.blocks)]);
+      insert_hash(hashes[i]);
+    }
+  }
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return view().may_contain(k);
+  }
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    view().may_contain_many(hashes, out);
+  }
+
+  /// Union: this |= other. Throws errc::mismatch (naming the field) unless
+  /// blocks, k and hash_spec are equal. inserted() becomes the sum.
+  block_filter& merge(const view_type& other) {
+    detail::require_same_shape<P>(params_, other.params(), "merge");
+    const auto theirs = other.blocks();
+    for (std::size_t i = 0; i < blocks_.size(); ++i) P::merge(blocks_[i], theirs[i]);
+    inserted_ += other.inserted();
+    return *this;
+  }
+  block_filter& merge(const block_filter& other) { return merge(other.view()); }
+
+  /// Intersection: this &= other (a key in both sets stays "maybe"). Same
+  /// checks as merge. inserted() becomes the smaller of the two.
+  block_filter& intersect(const view_type& other) {
+    detail::require_same_shape<P>(params_, other.params(), "intersect");
+    const auto theirs = other.blocks();
+    for (std::size_t i = 0; i < blocks_.size(); ++i) P::intersect(blocks_[i], theirs[i]);
+    inserted_ = std::min(inserted_, other.inserted());
+    return *this;
+  }
+  block_filter& intersect(const block_filter& other) { return intersect(other.view()); }
+
+  /// Removes every key: all bits zero, inserted() zero.
+  void clear() noexcept {
+    std::fill(blocks_.begin(), blocks_.end(), block_type{});
+    inserted_ = 0;
+  }
+
+  /// A read-only view of this filter (valid while it lives and is unchanged in size).
+  [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, blocks_, inserted_); }
+
+  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::uint64_t num_blocks() const noexcept { return params_.blocks; }
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.blocks * P::block_bits; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return params_.blocks * sizeof(block_type); }
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
+  [[nodiscard]] std::uint64_t set_bit_count() const noexcept { return view().set_bit_count(); }
+  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return view().estimated_cardinality(); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return view().estimated_fpr(); }
+  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
+
+ private:
+  block_filter_params params_;
+  std::vector<block_type> blocks_;
+  std::uint64_t inserted_ = 0;
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,65 @@
+// bloomkit/error.hpp - the one exception type every bloomkit failure throws.
+//
+// Failures carry a machine-readable code (errc) beside the message so callers
+// can branch on the kind of failure without parsing text, and a CLI can map
+// them to exit codes (usage error vs data error).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace bloomkit {
+
+/// What went wrong, coarsely. Stable: values may be added, never renumbered.
+enum class errc : int {
+  invalid_argument = 1,  ///< a parameter is out of its domain (p <= 0, n = 0, k = 0, NaN, ...)
+  mismatch = 2,          ///< two filters (or a filter and a caller) disagree on kind, parameters or hash
+  io = 3,                ///< the operating system refused a read, write, open, rename or map
+  truncated = 4,         ///< input ended before a length field said it would
+  corrupt = 5,           ///< a field holds a value that no valid writer produces
+  checksum = 6,          ///< bytes were altered after they were written
+  unsupported_version = 7,  ///< a format version newer than this reader understands
+  unknown_kind = 8,      ///< a filter kind this reader does not know
+  hash_mismatch = 9,     ///< the stored hash_spec differs from the one the caller expects
+  construction_failed = 10,  ///< a static filter could not be built (e.g. retries exhausted)
+  unsupported = 11,      ///< valid input that this build does not implement
+};
+
+/// A short, stable name for a code ("invalid_argument", "checksum", ...).
+constexpr std::string_view to_string(errc code) noexcept {
+  switch (code) {
+    case errc::invalid_argument: return "invalid_argument";
+    case errc::mismatch: return "mismatch";
+    case errc::io: return "io";
+    case errc::truncated: return "truncated";
+    case errc::corrupt: return "corrupt";
+    case errc::checksum: return "checksum";
+    case errc::unsupported_version: return "unsupported_version";
+    case errc::unknown_kind: return "unknown_kind";
+    case errc::hash_mismatch: return "hash_mismatch";
+    case errc::construction_failed: return "construction_failed";
+    case errc::unsupported: return "unsupported";
+  }
+  return "unknown";
+}
+
+/// The exception bloomkit throws. `what()` is a complete sentence naming the
+/// parameter, field or file at fault; `code()` says which kind of failure.
+class error : public std::runtime_error {
+ public:
+  error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  [[nodiscard]] errc code() const noexcept { return code_; }
+
+ private:
+  errc code_;
+};
+
+namespace detail {
+/// Throws bloomkit::error(code, message) unless `condition` holds.
+inline void require(bool condition, errc code, const std::string& message) {
+  if (!condition) throw error(code, message);
+}
+}  // namespace detail
+
+}  // namespace bloomkit

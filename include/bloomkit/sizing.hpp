@@ -1,0 +1,308 @@
+// bloomkit/sizing.hpp - the math of Bloom filters, as a unit of its own.
+//
+// Sizes (bits, k) from (n, p), false-positive rates for the standard, blocked
+// and Parquet split-block layouts, and cardinality from the bits set. Each
+// formula, its assumptions and its source are in docs/MATH.md; the tests in
+// tests/sizing_test.cpp pin known values. Everything here is pure: no filter
+// is needed to plan one.
+//
+// Domain checks: n >= 1, 0 < p < 1, m >= 1, k >= 1, and no NaN; anything else
+// throws bloomkit::error(errc::invalid_argument) naming the parameter.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::sizing {
+
+namespace detail {
+
+inline void check_fpr(double p) {
+  if (!(p > 0.0 && p < 1.0)) {  // also rejects NaN
+    throw error(errc::invalid_argument,
+                "false-positive rate must be in (0, 1), got " + std::to_string(p));
+  }
+}
+inline void check_positive(double value, const char* name) {
+  if (!(value >= 1.0) || !std::isfinite(value)) {
+    throw error(errc::invalid_argument, std::string(name) + " must be at least 1, got " + std::to_string(value));
+  }
+}
+
+/// log of the Poisson pmf, stable for large lambda.
+inline double log_poisson(double lambda, double i) {
+  return i * std::log(lambda) - lambda - std::lgamma(i + 1.0);
+}
+
+/// E[f(L)] for L ~ Poisson(lambda): the block-load mixture of Putze et al.
+/// Sums a window of +-(12 sqrt(lambda) + 30) around the mean, which holds all
+/// but a negligible (< 1e-30) part of the mass.
+template <class F>
+double poisson_mixture(double lambda, F&& f) {
+  if (lambda <= 0.0) return f(0.0);
+  const double spread = 12.0 * std::sqrt(lambda) + 30.0;
+  const double lo = std::max(0.0, std::floor(lambda - spread));
+  const double hi = std::ceil(lambda + spread);
+  double sum = 0.0;
+  for (double i = lo; i <= hi; i += 1.0) {
+    sum += std::exp(log_poisson(lambda, i)) * f(i);
+  }
+  return std::min(sum, 1.0);
+}
+
+}  // namespace detail
+
+/// Bits per key of an optimally configured standard Bloom filter with
+/// false-positive rate p: -ln p / (ln 2)^2 (9.585 at 1 %, 14.378 at 0.1 %).
+inline double bits_per_key_for(double p) {
+  detail::check_fpr(p);
+  return -std::log(p) / (std::numbers::ln2 * std::numbers::ln2);
+}
+
+/// Bits m for n keys at false-positive rate p (standard filter, optimal k):
+/// ceil(n * bits_per_key_for(p)), at least 1.
+inline std::uint64_t bits_for(std::uint64_t n, double p) {
+  detail::check_positive(static_cast<double>(n), "n (expected keys)");
+  const double m = std::ceil(static_cast<double>(n) * bits_per_key_for(p));
+  if (!(m < 9.2e18)) throw error(errc::invalid_argument, "n and p need more than 2^63 bits");
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(m));
+}
+
+/// The k minimising the classic FPR for m bits and n keys: round(m/n ln 2),
+/// clamped to [1, 64].
+inline std::uint32_t optimal_k(std::uint64_t m, std::uint64_t n) {
+  detail::check_positive(static_cast<double>(m), "m (bits)");
+  detail::check_positive(static_cast<double>(n), "n (expected keys)");
+  const double k = std::round(static_cast<double>(m) / static_cast<double>(n) * std::numbers::ln2);
+  return static_cast<std::uint32_t>(std::clamp(k, 1.0, 64.0));
+}
+
+/// The optimal k for a target p alone: round(log2(1/p)), at least 1 (7 at 1 %).
+inline std::uint32_t optimal_k_for(double p) {
+  detail::check_fpr(p);
+  return static_cast<std::uint32_t>(std::clamp(std::round(-std::log2(p)), 1.0, 64.0));
+}
+
+/// Classic FPR approximation (Bloom 1970; Broder and Mitzenmacher 2004):
+/// (1 - e^{-kn/m})^k. n = 0 gives 0.
+inline double classic_fpr(double m, double n, double k) {
+  detail::check_positive(m, "m (bits)");
+  detail::check_positive(k, "k (hash functions)");
+  if (!(n >= 0.0)) throw error(errc::invalid_argument, "n must be >= 0");
+  return std::pow(-std::expm1(-k * n / m), k);
+}
+
+/// The exact FPR of a standard filter with m bits, n keys and k probes that
+/// are uniform and independent (Bose et al. 2008; Christensen, Roginsky and
+/// Jimeno 2010), computed without Stirling numbers of kn:
+///   FPR = sum_j P(the k query probes hit j distinct bits) * Q_j,
+///   P_j = S(k, j) (m)_j / m^k,  Q_j = P(j given bits all set after kn throws).
+/// Q_j conditions on how many of the kn throws land in those j bits (binomial)
+/// and on the probability that s throws cover all j bits (a j-state chain),
+/// so every term is positive and the sum is stable (docs/MATH.md).
+/// Requires k <= 64.
+inline double exact_fpr(double m, double n, std::uint32_t k) {
+  detail::check_positive(m, "m (bits)");
+  detail::check_positive(k, "k (hash functions)");
+  if (k > 64) throw error(errc::invalid_argument, "exact_fpr supports k <= 64");
+  if (!(n >= 0.0)) throw error(errc::invalid_argument, "n must be >= 0");
+  if (n == 0.0) return 0.0;
+  using ld = long double;
+  const ld t = static_cast<ld>(k) * static_cast<ld>(n);
+  // Stirling numbers of the second kind S(k, j).
+  std::vector<std::vector<ld>> stirling(k + 1, std::vector<ld>(k + 1, 0.0L));
+  stirling[0][0] = 1.0L;
+  for (std::uint32_t a = 1; a <= k; ++a) {
+    for (std::uint32_t b = 1; b <= a; ++b) {
+      stirling[a][b] = static_cast<ld>(b) * stirling[a - 1][b] + stirling[a - 1][b - 1];
+    }
+  }
+  ld total = 0.0L;
+  ld falling = 1.0L;  // (m)_j / m^j
+  for (std::uint32_t j = 1; j <= k; ++j) {
+    falling *= (static_cast<ld>(m) - static_cast<ld>(j - 1)) / static_cast<ld>(m);
+    if (falling <= 0.0L) break;
+    const ld p_j = stirling[k][j] * falling * std::pow(static_cast<ld>(m), static_cast<ld>(j) - static_cast<ld>(k));
+    // Q_j: s ~ Binomial(t, j/m) throws land in the j bits; cover(s) by a chain.
+    const ld q = static_cast<ld>(j) / static_cast<ld>(m);
+    std::vector<ld> chain(j + 1, 0.0L);
+    chain[0] = 1.0L;
+    ld pmf = std::exp(t * std::log1p(-q));  // P(s = 0)
+    ld log_pmf = t * std::log1p(-q);
+    ld q_j = 0.0L, mass = 0.0L;
+    const ld mean = t * q;
+    for (ld s = 0.0L; s <= t; s += 1.0L) {
+      if (s > 0.0L) {
+        // advance the chain by one throw: from i covered, a new bit with prob (j-i)/j
+        for (std::uint32_t i = j; i >= 1; --i) {
+          chain[i] = chain[i] * (static_cast<ld>(i) / j) + chain[i - 1] * (static_cast<ld>(j - i + 1) / j);
+        }
+        chain[0] = 0.0L;
+        log_pmf += std::log((t - s + 1.0L) / s) + std::log(q) - std::log1p(-q);
+        pmf = std::exp(log_pmf);
+      }
+      q_j += pmf * chain[j];
+      mass += pmf;
+      if (s > mean && ((1.0L - mass) < 1e-18L || s > mean + 60.0L * std::sqrt(mean) + 200.0L)) break;
+    }
+    total += p_j * q_j;
+  }
+  return static_cast<double>(std::min<ld>(total, 1.0L));
+}
+
+/// FPR of a blocked Bloom filter (Putze, Sanders and Singler 2007): m bits in
+/// blocks of `block_bits`, each key sets k uniform bits inside one uniformly
+/// chosen block. Block loads are Poisson(n B / m), so
+///   FPR = sum_i Pois(i; nB/m) (1 - (1 - 1/B)^{ik})^k.
+inline double blocked_fpr(double m, double n, std::uint32_t k, std::uint32_t block_bits) {
+  detail::check_positive(m, "m (bits)");
+  detail::check_positive(k, "k (hash functions)");
+  detail::check_positive(block_bits, "block_bits");
+  if (!(n >= 0.0)) throw error(errc::invalid_argument, "n must be >= 0");
+  const double lambda = n * block_bits / m;
+  const double miss = std::log1p(-1.0 / block_bits);
+  return detail::poisson_mixture(lambda, [&](double i) { return std::pow(-std::expm1(i * k * miss), k); });
+}
+
+/// FPR of the Parquet split-block filter (Parquet BloomFilter.md): z blocks of
+/// eight 32-bit words; a key sets one bit in each word of one block, so with
+/// load i a word misses a given bit with probability (1 - 1/32)^i:
+///   FPR = sum_i Pois(i; n/z) (1 - (31/32)^i)^8.
+inline double split_block_fpr(double blocks, double n) {
+  detail::check_positive(blocks, "blocks");
+  if (!(n >= 0.0)) throw error(errc::invalid_argument, "n must be >= 0");
+  const double miss = std::log1p(-1.0 / 32.0);
+  return detail::poisson_mixture(n / blocks, [&](double i) { return std::pow(-std::expm1(i * miss), 8.0); });
+}
+
+/// The smallest number of split blocks whose split_block_fpr for n keys is
+/// at most p (about 10.5 bits per key at 1 %, where Parquet's
+/// -8/ln(1 - p^(1/8)) gives 9.7 and misses the target).
+inline std::uint64_t split_block_blocks_for(std::uint64_t n, double p) {
+  detail::check_positive(static_cast<double>(n), "n (expected keys)");
+  detail::check_fpr(p);
+  std::uint64_t lo = 1, hi = 1;
+  while (split_block_fpr(static_cast<double>(hi), static_cast<double>(n)) > p) {
+    lo = hi + 1;
+    hi *= 2;
+    if (hi > (std::uint64_t{1} << 32)) throw error(errc::invalid_argument, "n and p need more than 2^32 blocks");
+  }
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (split_block_fpr(static_cast<double>(mid), static_cast<double>(n)) <= p) hi = mid; else lo = mid + 1;
+  }
+  return hi;
+}
+
+/// A blocked layout chosen for (n, p): number of blocks and k.
+struct blocked_plan {
+  std::uint64_t blocks;
+  std::uint32_t k;
+};
+
+/// The fewest blocks of `block_bits` (and the k in [1, max_k] that achieves
+/// it; the smaller k on ties, since it is faster) whose blocked_fpr for n keys
+/// is at most p.
+inline blocked_plan blocked_blocks_for(std::uint64_t n, double p, std::uint32_t block_bits, std::uint32_t max_k = 16) {
+  detail::check_positive(static_cast<double>(n), "n (expected keys)");
+  detail::check_fpr(p);
+  blocked_plan best{std::numeric_limits<std::uint64_t>::max(), 1};
+  for (std::uint32_t k = 1; k <= max_k; ++k) {
+    auto fpr_at = [&](std::uint64_t blocks) {
+      return blocked_fpr(static_cast<double>(blocks) * block_bits, static_cast<double>(n), k, block_bits);
+    };
+    std::uint64_t lo = 1, hi = 1;
+    bool feasible = true;
+    while (fpr_at(hi) > p) {
+      lo = hi + 1;
+      hi *= 2;
+      if (hi > (std::uint64_t{1} << 32)) { feasible = false; break; }
+    }
+    if (!feasible) continue;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (fpr_at(mid) <= p) hi = mid; else lo = mid + 1;
+    }
+    if (hi < best.blocks) best = {hi, k};
+  }
+  if (best.blocks == std::numeric_limits<std::uint64_t>::max()) {
+    throw error(errc::invalid_argument, "n and p need more than 2^32 blocks");
+  }
+  return best;
+}
+
+/// Classic FPR with k chosen optimally for the given bits per key.
+inline double fpr_for(double bits_per_key, double k) {
+  detail::check_positive(k, "k (hash functions)");
+  if (!(bits_per_key > 0.0)) throw error(errc::invalid_argument, "bits per key must be > 0");
+  return std::pow(-std::expm1(-k / bits_per_key), k);
+}
+
+/// The most keys m bits hold at FPR p with optimal k (inverse of bits_for):
+/// floor(m (ln 2)^2 / -ln p).
+inline std::uint64_t capacity_for(std::uint64_t m, double p) {
+  detail::check_positive(static_cast<double>(m), "m (bits)");
+  return static_cast<std::uint64_t>(std::floor(static_cast<double>(m) / bits_per_key_for(p)));
+}
+
+/// Number of distinct keys estimated from the bits set (Swamidass and Baldi
+/// 2007): n* = -(m/k) ln(1 - X/m). Infinite when every bit is set: the filter
+/// no longer says how many keys it holds.
+inline double cardinality_from_bits(double m, double k, double set_bits) {
+  detail::check_positive(m, "m (bits)");
+  detail::check_positive(k, "k (hash functions)");
+  if (!(set_bits >= 0.0 && set_bits <= m)) throw error(errc::invalid_argument, "set bits must be in [0, m]");
+  if (set_bits >= m) return std::numeric_limits<double>::infinity();
+  return -(m / k) * std::log1p(-set_bits / m);
+}
+
+/// FPR of a filter whose bit array has the given fill ratio X/m, for k
+/// uniform probes: (X/m)^k. This is what a filter reports as its FPR now.
+inline double fpr_from_fill(double fill, double k) {
+  if (!(fill >= 0.0 && fill <= 1.0)) throw error(errc::invalid_argument, "fill ratio must be in [0, 1]");
+  return std::pow(fill, k);
+}
+
+/// Which Parquet writer's size rounding to imitate (../shared/PARQUET.md §5).
+enum class parquet_writer {
+  duckdb,     ///< NextPowerOfTwo(floor(m/8)) bytes, at least 32, no upper cap
+  arrow_cpp,  ///< bits = (uint32)m capped at 2^30, >= 256, rounded up to a power of two
+  arrow_rs,   ///< floor(m)/8 bytes, clamped to [32, 128 MiB], rounded up to a power of two
+};
+
+/// The numBytes a Parquet writer chooses for ndv distinct values at fpp,
+/// from the spec's m = -8 ndv / ln(1 - fpp^(1/8)) and the writer's rounding.
+/// Use it for filters that must be byte-identical to that writer's.
+inline std::uint64_t parquet_writer_bytes(std::uint64_t ndv, double fpp, parquet_writer writer) {
+  detail::check_fpr(fpp);
+  const double m = -8.0 * static_cast<double>(ndv) / std::log(1.0 - std::pow(fpp, 1.0 / 8.0));
+  auto next_pow2 = [](std::uint64_t x) {
+    std::uint64_t r = 1;
+    while (r < x) r <<= 1;
+    return r;
+  };
+  constexpr std::uint64_t max_bytes = 128ULL << 20;
+  switch (writer) {
+    case parquet_writer::duckdb:
+      return std::max<std::uint64_t>(32, next_pow2(static_cast<std::uint64_t>(m / 8.0)));
+    case parquet_writer::arrow_cpp: {
+      std::uint64_t bits = (m < 0.0 || m > 1073741824.0) ? (1ULL << 30) : static_cast<std::uint32_t>(m);
+      bits = std::min<std::uint64_t>(next_pow2(std::max<std::uint64_t>(bits, 256)), 1ULL << 30);
+      return bits / 8;
+    }
+    case parquet_writer::arrow_rs: {
+      const std::uint64_t bytes = static_cast<std::uint64_t>(std::floor(m)) / 8;
+      return next_pow2(std::clamp<std::uint64_t>(bytes, 32, max_bytes));
+    }
+  }
+  return 32;
+}
+
+}  // namespace bloomkit::sizing

@@ -1,0 +1,306 @@
+// bloomkit/standard_bloom.hpp - the standard (Bloom 1970) filter.
+//
+// m bits, k probes per key, all derived from one 64-bit hash h by enhanced
+// double hashing (Kirsch and Mitzenmacher 2006; Dillinger and Manolios 2004):
+//
+//   g_0 = h,  d_0 = mix64(h)                        (mix64 is bijective)
+//   g_{i+1} = g_i + d_i,  d_{i+1} = d_i + i + 1     (mod 2^64)
+//   probe_i = (g_i * m) >> 64                        (multiply-shift, Lemire 2019)
+//
+// The sequence runs in 64-bit arithmetic and each g_i is mapped to [0, m) by
+// its *high* bits, so probes stay well spread for any m up to 2^63: no `% m`,
+// and no 32-bit halves that would cap m at 2^32 or repeat probes when m > 2^32.
+// The extra triangular step (d grows by i + 1) breaks the clustering of plain
+// double hashing when d is small. A query exits at its first zero bit, so a
+// negative lookup at 1 % costs about 2 probes on average.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+
+/// The parameters that fix a standard filter's layout and design point.
+struct standard_bloom_params {
+  std::uint64_t bits = 0;      ///< m, 1 <= m <= 2^63
+  std::uint32_t k = 0;         ///< probes per key, 1 <= k <= 64
+  std::uint64_t capacity = 0;  ///< design number of keys (>= 1)
+  double target_fpr = 0.0;     ///< design false-positive rate, in (0, 1)
+  hash_spec hash{};
+
+  friend bool operator==(const standard_bloom_params&, const standard_bloom_params&) = default;
+};
+
+namespace detail {
+
+/// 64-bit words needed for m bits.
+constexpr std::uint64_t words_for_bits(std::uint64_t bits) noexcept { return bits / 64 + (bits % 64 != 0); }
+
+inline void validate(const standard_bloom_params& p) {
+  require(p.bits >= 1 && p.bits <= (std::uint64_t{1} << 63), errc::invalid_argument,
+          "standard_bloom: bits must be in [1, 2^63], got " + std::to_string(p.bits));
+  require(p.k >= 1 && p.k <= 64, errc::invalid_argument,
+          "standard_bloom: k must be in [1, 64], got " + std::to_string(p.k));
+  require(p.capacity >= 1, errc::invalid_argument, "standard_bloom: capacity must be at least 1");
+  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
+          "standard_bloom: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+  require(is_known(p.hash.algorithm), errc::invalid_argument, "standard_bloom: unknown hash algorithm");
+}
+
+/// The probe sequence of one key (see the header comment).
+class standard_probes {
+ public:
+  constexpr standard_probes(std::uint64_t h, std::uint64_t bits) noexcept : g_(h), d_(mix64(h)), bits_(bits) {}
+  /// The next bit index in [0, bits).
+  constexpr std::uint64_t next() noexcept {
+    const std::uint64_t bit = reduce64(g_, bits_);
+    g_ += d_;
+    d_ += ++step_;
+    return bit;
+  }
+
+ private:
+  std::uint64_t g_, d_, bits_, step_ = 0;
+};
+
+inline void require_same_shape(const standard_bloom_params& a, const standard_bloom_params& b, const char* operation) {
+  const std::string prefix = std::string("standard_bloom ") + operation + ": ";
+  require(a.bits == b.bits, errc::mismatch,
+          prefix + "bit counts differ (" + std::to_string(a.bits) + " vs " + std::to_string(b.bits) + ")");
+  require(a.k == b.k, errc::mismatch, prefix + "k differs (" + std::to_string(a.k) + " vs " + std::to_string(b.k) + ")");
+  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+}
+
+struct trusted_standard_t {
+  explicit trusted_standard_t() = default;
+};
+
+}  // namespace detail
+
+/// A read-only standard filter over borrowed 64-bit words (bit i is bit
+/// i % 64 of word i / 64). Holds all query and statistics code.
+class standard_bloom_view {
+ public:
+  /// Views `words` (exactly ceil(bits / 64) of them, the bits past m zero)
+  /// as a filter with `params`. Throws bloomkit::error when they disagree.
+  standard_bloom_view(const standard_bloom_params& params, std::span<const std::uint64_t> words,
+                      std::uint64_t inserted)
+      : params_(params), words_(words), inserted_(inserted) {
+    detail::validate(params_);
+    detail::require(words_.size() == detail::words_for_bits(params_.bits), errc::corrupt,
+                    "standard_bloom: expected " + std::to_string(detail::words_for_bits(params_.bits)) +
+                        " words for " + std::to_string(params_.bits) + " bits, got " + std::to_string(words_.size()));
+    const unsigned tail = static_cast<unsigned>(params_.bits % 64);
+    detail::require(tail == 0 || (words_.back() >> tail) == 0, errc::corrupt,
+                    "standard_bloom: bits past the end of the filter are set");
+  }
+  standard_bloom_view(detail::trusted_standard_t, const standard_bloom_params& params,
+                      std::span<const std::uint64_t> words, std::uint64_t inserted) noexcept
+      : params_(params), words_(words), inserted_(inserted) {}
+
+  /// True if the key with hash `h` may be in the set; false means certainly
+  /// not. Stops at the first zero bit.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    detail::standard_probes probes(h, params_.bits);
+    for (std::uint32_t i = 0; i < params_.k; ++i) {
+      const std::uint64_t bit = probes.next();
+      if ((words_[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return false;
+    }
+    return true;
+  }
+
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, params_.hash));
+  }
+
+  /// out[i] = may_contain_hash(hashes[i]); prefetches each key's first probe
+  /// a window ahead. Throws errc::invalid_argument if the sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    detail::require(hashes.size() == out.size(), errc::invalid_argument,
+                    "standard_bloom: may_contain_many needs as many outputs as hashes");
+    constexpr std::size_t window = 16;
+    const std::size_t n = hashes.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) detail::prefetch(&words_[detail::reduce64(hashes[i + window], params_.bits) >> 6]);
+      out[i] = may_contain_hash(hashes[i]);
+    }
+  }
+
+  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.bits; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+
+  [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
+    std::uint64_t total = 0;
+    for (auto w : words_) total += static_cast<std::uint64_t>(std::popcount(w));
+    return total;
+  }
+  [[nodiscard]] double fill_ratio() const noexcept {
+    return static_cast<double>(set_bit_count()) / static_cast<double>(params_.bits);
+  }
+  /// Swamidass-Baldi estimate of distinct keys; +infinity when every bit is set.
+  [[nodiscard]] double estimated_cardinality() const {
+    return sizing::cardinality_from_bits(static_cast<double>(params_.bits), params_.k,
+                                         static_cast<double>(set_bit_count()));
+  }
+  /// FPR for the bits set now, (X/m)^k; follows the fill past capacity.
+  [[nodiscard]] double estimated_fpr() const { return sizing::fpr_from_fill(fill_ratio(), params_.k); }
+  /// The classic formula at the design point (capacity keys).
+  [[nodiscard]] double design_fpr() const {
+    return sizing::classic_fpr(static_cast<double>(params_.bits), static_cast<double>(params_.capacity), params_.k);
+  }
+  /// Past design capacity: more inserts than capacity, confirmed by the bits.
+  [[nodiscard]] bool saturated() const {
+    return inserted_ > params_.capacity && estimated_cardinality() > static_cast<double>(params_.capacity);
+  }
+
+ private:
+  standard_bloom_params params_;
+  std::span<const std::uint64_t> words_;
+  std::uint64_t inserted_;
+};
+
+/// An owning standard Bloom filter.
+class standard_bloom {
+ public:
+  using view_type = standard_bloom_view;
+
+  /// A filter for `capacity` keys at `target_fpr`: m = bits_for(n, p),
+  /// k = optimal_k_for(p). Throws errc::invalid_argument for n = 0 or p
+  /// outside (0, 1).
+  standard_bloom(std::uint64_t capacity, double target_fpr, hash_spec hash = {})
+      : standard_bloom(plan_params(capacity, target_fpr, hash)) {}
+
+  /// A zeroed filter with exactly these parameters (validated).
+  explicit standard_bloom(const standard_bloom_params& params) : params_(params) {
+    detail::validate(params_);
+    words_.assign(detail::words_for_bits(params_.bits), 0);
+  }
+
+  /// A filter from existing words (loading); validated like a view.
+  standard_bloom(const standard_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted)
+      : params_(params), words_(std::move(words)), inserted_(inserted) {
+    (void)standard_bloom_view(params_, words_, inserted_);
+  }
+
+  /// A filter with m bits and k probes; the design point is the n at which
+  /// this k is optimal (m ln2 / k) and the classic FPR there.
+  static standard_bloom with_bits(std::uint64_t bits, std::uint32_t k, hash_spec hash = {}) {
+    detail::require(bits >= 1 && k >= 1 && k <= 64, errc::invalid_argument,
+                    "standard_bloom: bits must be >= 1 and k in [1, 64]");
+    const auto capacity = std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(static_cast<double>(bits) * std::numbers::ln2 / k));
+    const double fpr = std::clamp(sizing::classic_fpr(static_cast<double>(bits), static_cast<double>(capacity), k),
+                                  1e-300, 0.999999);
+    return standard_bloom(standard_bloom_params{bits, k, capacity, fpr, hash});
+  }
+
+  /// The parameters a (capacity, target_fpr) construction chooses.
+  static standard_bloom_params plan_params(std::uint64_t capacity, double target_fpr, hash_spec hash = {}) {
+    return standard_bloom_params{sizing::bits_for(capacity, target_fpr), sizing::optimal_k_for(target_fpr), capacity,
+                                 target_fpr, hash};
+  }
+
+  /// Adds the key with hash `h`.
+  void insert_hash(std::uint64_t h) noexcept {
+    detail::standard_probes probes(h, params_.bits);
+    for (std::uint32_t i = 0; i < params_.k; ++i) {
+      const std::uint64_t bit = probes.next();
+      words_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+    }
+    ++inserted_;
+  }
+  template <key K>
+  void insert(const K& k) {
+    insert_hash(hash_key(k, params_.hash));
+  }
+  /// Adds every hash; prefetches each key's first probe a window ahead.
+  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
+    constexpr std::size_t window = 16;
+    const std::size_t n = hashes.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) detail::prefetch_for_write(&words_[detail::reduce64(hashes[i + window], params_.bits) >> 6]);
+      insert_hash(hashes[i]);
+    }
+  }
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return view().may_contain(k);
+  }
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    view().may_contain_many(hashes, out);
+  }
+
+  /// Union (bitwise OR). Throws errc::mismatch naming the differing field
+  /// unless bits, k and hash_spec are equal. inserted() becomes the sum.
+  standard_bloom& merge(const standard_bloom_view& other) {
+    detail::require_same_shape(params_, other.params(), "merge");
+    const auto theirs = other.words();
+    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= theirs[i];
+    inserted_ += other.inserted();
+    return *this;
+  }
+  standard_bloom& merge(const standard_bloom& other) { return merge(other.view()); }
+
+  /// Intersection (bitwise AND); same checks as merge. inserted() becomes the
+  /// smaller count.
+  standard_bloom& intersect(const standard_bloom_view& other) {
+    detail::require_same_shape(params_, other.params(), "intersect");
+    const auto theirs = other.words();
+    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] &= theirs[i];
+    inserted_ = std::min(inserted_, other.inserted());
+    return *this;
+  }
+  standard_bloom& intersect(const standard_bloom& other) { return intersect(other.view()); }
+
+  /// All bits zero, inserted() zero.
+  void clear() noexcept {
+    std::fill(words_.begin(), words_.end(), 0);
+    inserted_ = 0;
+  }
+
+  [[nodiscard]] standard_bloom_view view() const noexcept {
+    return standard_bloom_view(detail::trusted_standard_t{}, params_, words_, inserted_);
+  }
+  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.bits; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t set_bit_count() const noexcept { return view().set_bit_count(); }
+  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
+  [[nodiscard]] double estimated_cardinality() const { return view().estimated_cardinality(); }
+  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
+  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
+  [[nodiscard]] bool saturated() const { return view().saturated(); }
+
+ private:
+  standard_bloom_params params_;
+  std::vector<std::uint64_t> words_;
+  std::uint64_t inserted_ = 0;
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,42 @@
+// tests/test_support.hpp - helpers shared by the GoogleTest suites.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace bloomkit::test {
+
+/// The shared fixtures folder: $BLOOMKIT_SHARED if set, else ../shared beside
+/// the source tree (where CI puts it).
+inline std::filesystem::path shared_dir() {
+  if (const char* env = std::getenv("BLOOMKIT_SHARED"); env != nullptr && *env != '\0') return env;
+  return BLOOMKIT_SHARED_DIR;
+}
+
+/// True in the sanitizer builds, where statistical tests use smaller samples.
+constexpr bool sanitized() {
+#ifdef BLOOMKIT_SANITIZED
+  return true;
+#else
+  return false;
+#endif
+}
+
+/// n, divided by `factor` under sanitizers (they run 3-20x slower).
+constexpr std::uint64_t scaled(std::uint64_t n, std::uint64_t factor = 10) {
+  return sanitized() ? (n / factor > 0 ? n / factor : 1) : n;
+}
+
+/// Half-width of the acceptance band for a measured rate: a measured count of
+/// false positives among `trials` negatives is Binomial(trials, p); we accept
+/// |measured - p| <= z * sqrt(p (1 - p) / trials) + slack. z = 5 gives a
+/// two-sided false alarm rate below 6e-7 per check, and the seeds are fixed,
+/// so a passing test stays passing.
+inline double binomial_tolerance(double p, double trials, double z = 5.0) {
+  return z * std::sqrt(p * (1.0 - p) / trials);
+}
+
+}  // namespace bloomkit::test

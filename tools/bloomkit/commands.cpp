@@ -1,0 +1,25 @@
+// tools/bloomkit/commands.cpp - the list of subcommands.
+#include "commands.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+command_table& table() {
+  static command_table commands;
+  return commands;
+}
+}  // namespace
+
+void register_commands(CLI::App& app) {
+  register_demo(app, table());
+}
+
+int run_selected(CLI::App& app) {
+  for (auto& [sub, run] : table()) {
+    if (sub->parsed()) return run();
+  }
+  (void)app;
+  throw usage_error("no command given; see bloomkit --help");
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,37 @@
+// tools/bloomkit/commands.hpp - how subcommands plug into the CLI.
+//
+// A subcommand file defines `void register_NAME(CLI::App&, command_table&)`
+// which adds its CLI11 subcommand and a function to run when it is chosen;
+// register_commands in commands.cpp calls each. Exit codes: 0 success,
+// 1 usage error, 2 data error (bad file, bad key, mismatch).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bloomkit::cli {
+
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_usage = 1;
+inline constexpr int exit_data = 2;
+
+/// Thrown for a usage error found after parsing (exit 1).
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Subcommands and what to run for each.
+using command_table = std::vector<std::pair<CLI::App*, std::function<int()>>>;
+
+void register_commands(CLI::App& app);
+int run_selected(CLI::App& app);
+
+void register_demo(CLI::App& app, command_table& table);
+
+}  // namespace bloomkit::cli
