@@ -134,17 +134,24 @@ inline double exact_fpr(double m, double n, std::uint32_t k) {
     const ld q = static_cast<ld>(j) / static_cast<ld>(m);
     std::vector<ld> chain(j + 1, 0.0L);
     chain[0] = 1.0L;
+    auto advance = [&chain, j] {  // one more throw into the j bits
+      for (std::uint32_t i = j; i >= 1; --i) {
+        chain[i] = chain[i] * (static_cast<ld>(i) / j) + chain[i - 1] * (static_cast<ld>(j - i + 1) / j);
+      }
+      chain[0] = 0.0L;
+    };
+    if (q >= 1.0L) {  // j == m: every throw lands in the j bits
+      for (ld s = 1.0L; s <= t && 1.0L - chain[j] > 1e-19L; s += 1.0L) advance();
+      total += p_j * chain[j];
+      continue;
+    }
     ld pmf = std::exp(t * std::log1p(-q));  // P(s = 0)
     ld log_pmf = t * std::log1p(-q);
     ld q_j = 0.0L, mass = 0.0L;
     const ld mean = t * q;
     for (ld s = 0.0L; s <= t; s += 1.0L) {
       if (s > 0.0L) {
-        // advance the chain by one throw: from i covered, a new bit with prob (j-i)/j
-        for (std::uint32_t i = j; i >= 1; --i) {
-          chain[i] = chain[i] * (static_cast<ld>(i) / j) + chain[i - 1] * (static_cast<ld>(j - i + 1) / j);
-        }
-        chain[0] = 0.0L;
+        advance();  // from i covered, a new bit with probability (j - i) / j
         log_pmf += std::log((t - s + 1.0L) / s) + std::log(q) - std::log1p(-q);
         pmf = std::exp(log_pmf);
       }
@@ -261,6 +268,17 @@ inline double cardinality_from_bits(double m, double k, double set_bits) {
   if (!(set_bits >= 0.0 && set_bits <= m)) throw error(errc::invalid_argument, "set bits must be in [0, m]");
   if (set_bits >= m) return std::numeric_limits<double>::infinity();
   return -(m / k) * std::log1p(-set_bits / m);
+}
+
+/// True when a cardinality estimate shows more distinct keys than `capacity`
+/// beyond the estimator's noise: estimated > capacity + 3 sqrt(capacity).
+/// At the design fill the Swamidass-Baldi estimate has a standard deviation
+/// near 0.25 sqrt(n) (its variance is (m/k^2)(e^{kn/m} - 1 - kn/m)), so a
+/// filter holding exactly `capacity` keys is never flagged by chance, and one
+/// 10 % past a capacity of 1,000 (0.3 % past 10^6) is.
+inline bool past_capacity(double estimated_keys, std::uint64_t capacity) {
+  const double c = static_cast<double>(capacity);
+  return estimated_keys > c + 3.0 * std::sqrt(c);
 }
 
 /// FPR of a filter whose bit array has the given fill ratio X/m, for k

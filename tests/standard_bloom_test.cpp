@@ -1,0 +1,103 @@
+// standard_bloom specifics: exact parameters, m > 2^32, the probe sequence.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "bloomkit/standard_bloom.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using bloomkit::standard_bloom;
+using bloomkit::standard_bloom_params;
+
+TEST(StandardBloom, SizedFromNAndP) {
+  standard_bloom filter(1'000'000, 0.01);
+  EXPECT_EQ(filter.bit_count(), 9'585'059u);
+  EXPECT_EQ(filter.num_hashes(), 7u);
+  EXPECT_EQ(filter.size_in_bytes(), (9'585'059u + 63) / 64 * 8);
+  EXPECT_NEAR(filter.design_fpr(), 0.01, 0.0005);
+}
+
+TEST(StandardBloom, WithBitsAndK) {
+  auto filter = standard_bloom::with_bits(1000, 3);
+  EXPECT_EQ(filter.bit_count(), 1000u);
+  EXPECT_EQ(filter.num_hashes(), 3u);
+  EXPECT_EQ(filter.capacity(), 231u);  // 1000 ln2 / 3
+  EXPECT_THROW(standard_bloom::with_bits(1000, 0), bloomkit::error);
+  EXPECT_THROW(standard_bloom::with_bits(0, 3), bloomkit::error);
+  EXPECT_THROW(standard_bloom(standard_bloom_params{64, 65, 1, 0.1, {}}), bloomkit::error);
+}
+
+TEST(StandardBloom, ProbesAreDistinctAndSpread) {
+  // For a large m, the k probes of one key are distinct (no degenerate
+  // double-hashing cycles) and cover the whole range.
+  const std::uint64_t m = (1ULL << 40) + 12345;
+  bloomkit::detail::splitmix64 rng(3);
+  std::uint64_t max_seen = 0;
+  for (int key = 0; key < 10'000; ++key) {
+    bloomkit::detail::standard_probes probes(rng(), m);
+    std::set<std::uint64_t> seen;
+    for (int i = 0; i < 16; ++i) {
+      const auto bit = probes.next();
+      ASSERT_LT(bit, m);
+      seen.insert(bit);
+      max_seen = std::max(max_seen, bit);
+    }
+    ASSERT_EQ(seen.size(), 16u);
+  }
+  EXPECT_GT(max_seen, m - m / 1000);
+}
+
+TEST(StandardBloom, MoreThanTwoToThe32Bits) {
+  // 2^32 + 4096 bits = 512 MiB: probes must land above bit 2^32 and
+  // every key must be found.
+  const std::uint64_t m = (1ULL << 32) + 4096;
+  standard_bloom filter(standard_bloom_params{m, 4, 100'000, 0.0001, {}});
+  bloomkit::detail::splitmix64 rng(17);
+  std::vector<std::uint64_t> keys(bloomkit::test::scaled(200'000));
+  for (auto& k : keys) k = rng();
+  for (auto k : keys) filter.insert(k);
+  for (auto k : keys) ASSERT_TRUE(filter.may_contain(k));
+  const auto words = filter.words();
+  std::uint64_t high_bits = 0;
+  for (std::size_t i = (1ULL << 32) / 64; i < words.size(); ++i) high_bits += std::popcount(words[i]);
+  EXPECT_GT(high_bits, 0u);
+  // Roughly half of the bits fall in the upper half of the array.
+  std::uint64_t upper = 0;
+  for (std::size_t i = words.size() / 2; i < words.size(); ++i) upper += std::popcount(words[i]);
+  EXPECT_NEAR(static_cast<double>(upper) / filter.set_bit_count(), 0.5, 0.01);
+}
+
+TEST(StandardBloom, NegativeLookupsExitEarly) {
+  // At 1 % with k = 7 and fill ~1/2, a negative lookup stops at the first
+  // zero bit: about 2 probes on average (1 / (1 - fill)).
+  standard_bloom filter(100'000, 0.01);
+  bloomkit::detail::splitmix64 rng(23);
+  for (int i = 0; i < 100'000; ++i) filter.insert(rng());
+  const double fill = filter.fill_ratio();
+  double probes = 0;
+  const int queries = 100'000;
+  for (int q = 0; q < queries; ++q) {
+    bloomkit::detail::standard_probes seq(rng(), filter.bit_count());
+    for (std::uint32_t i = 0; i < filter.num_hashes(); ++i) {
+      ++probes;
+      const auto bit = seq.next();
+      if (((filter.words()[bit >> 6] >> (bit & 63)) & 1) == 0) break;
+    }
+  }
+  EXPECT_NEAR(probes / queries, (1 - std::pow(fill, 7)) / (1 - fill), 0.05);
+  EXPECT_LT(probes / queries, 2.1);
+}
+
+TEST(StandardBloom, TailBitsMustBeZeroInAView) {
+  std::vector<std::uint64_t> words(2, 0);
+  words[1] = 1ULL << 40;  // bit 104 of a 100-bit filter
+  EXPECT_THROW(bloomkit::standard_bloom_view(standard_bloom_params{100, 3, 10, 0.1, {}}, words, 0), bloomkit::error);
+  words[1] = 1ULL << 35;  // bit 99: inside
+  EXPECT_NO_THROW(bloomkit::standard_bloom_view(standard_bloom_params{100, 3, 10, 0.1, {}}, words, 0));
+}
+
+}  // namespace
