@@ -166,9 +166,10 @@ class standard_bloom_view {
   [[nodiscard]] double design_fpr() const {
     return sizing::classic_fpr(static_cast<double>(params_.bits), static_cast<double>(params_.capacity), params_.k);
   }
-  /// Past design capacity: more inserts than capacity, confirmed by the bits.
+  /// Past design capacity: more inserts than capacity, confirmed by the bits
+  /// beyond the estimate's noise (sizing::past_capacity).
   [[nodiscard]] bool saturated() const {
-    return inserted_ > params_.capacity && estimated_cardinality() > static_cast<double>(params_.capacity);
+    return inserted_ > params_.capacity && sizing::past_capacity(estimated_cardinality(), params_.capacity);
   }
 
  private:

@@ -202,10 +202,11 @@ class block_filter_view {
   }
 
   /// True once the filter is past its design capacity: more insert calls than
-  /// capacity, and the bits confirm more distinct keys than capacity (so
-  /// re-inserting the same keys does not count).
+  /// capacity, and the bits confirm more distinct keys than capacity beyond
+  /// the estimate's noise (sizing::past_capacity), so re-inserting the same
+  /// keys does not count.
   [[nodiscard]] bool saturated() const noexcept {
-    return inserted_ > params_.capacity && estimated_cardinality() > static_cast<double>(params_.capacity);
+    return inserted_ > params_.capacity && sizing::past_capacity(estimated_cardinality(), params_.capacity);
   }
 
  private:
