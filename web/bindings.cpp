@@ -1,0 +1,159 @@
+// web/bindings.cpp - the WebAssembly face of the playground (embind).
+//
+// A thin shell over playground::driver (web/playground.hpp), which drives a
+// real bloomkit filter. JavaScript gets plain numbers, strings and typed-array
+// views of buffers owned here; it draws them and computes nothing about the
+// filter. 64-bit values (seeds, keys) cross as decimal or hex text because a
+// JavaScript number holds only 53 bits; counts cross as doubles (exact below
+// 2^53, and every count here is below 2^32).
+#include <emscripten/bind.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "playground.hpp"
+
+namespace {
+
+using bloomkit::playground::driver;
+using bloomkit::playground::limits;
+using bloomkit::playground::settings;
+
+std::string hex64(std::uint64_t value) {
+  char text[19];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+/// The object the page holds: a driver plus the buffers whose memory views JavaScript reads.
+class web_playground {
+ public:
+  /// Starts with the page's defaults (standard, m = 1024, k = 3, n = 200,
+  /// seed 1), so every method is usable before the first configure().
+  web_playground() : driver_(std::make_unique<driver>(settings{})) {}
+
+  /// Starts a new run at tick 0. Returns "" on success, else the library's
+  /// sentence saying which setting is wrong (the previous run is kept).
+  /// Never throws into JavaScript.
+  std::string configure(const std::string& kind, double bits, double k, double n, const std::string& seed) {
+    try {
+      const auto parsed_kind = bloomkit::playground::parse_kind(kind);
+      if (!parsed_kind) return "kind must be standard or split-block, got \"" + kind + "\"";
+      settings s;
+      s.kind = *parsed_kind;
+      s.bits = to_count(bits, "m (bits)");
+      s.k = static_cast<std::uint32_t>(std::min<std::uint64_t>(to_count(k, "k (hash functions)"), 1u << 30));
+      s.n = to_count(n, "n (keys to insert)");
+      s.seed = bloomkit::playground::parse_seed(seed);
+      auto next = std::make_unique<driver>(s);
+      driver_ = std::move(next);
+      return "";
+    } catch (const bloomkit::error& e) {
+      return e.what();
+    } catch (const std::exception& e) {
+      return std::string("could not start the filter: ") + e.what();
+    }
+  }
+
+  void step(double count) { driver_->step(count > 0 ? static_cast<std::uint64_t>(count) : 0); }
+  void seek(double tick) { driver_->seek(tick > 0 ? static_cast<std::uint64_t>(tick) : 0); }
+  double saturate() { return static_cast<double>(driver_->saturate()); }
+
+  std::string kind() const { return bloomkit::playground::to_string(driver_->current().kind); }
+  double bits() const { return static_cast<double>(driver_->current().bits); }
+  double k() const { return driver_->current().k; }
+  double n() const { return static_cast<double>(driver_->current().n); }
+  std::string seed() const { return std::to_string(driver_->current().seed); }
+  double tick() const { return static_cast<double>(driver_->tick()); }
+  double total_ticks() const { return static_cast<double>(driver_->total_ticks()); }
+  double inserted() const { return static_cast<double>(driver_->inserted()); }
+  double set_bits() const { return static_cast<double>(driver_->set_bit_count()); }
+  double queries() const { return static_cast<double>(driver_->queries()); }
+  double false_positives() const { return static_cast<double>(driver_->false_positives()); }
+  double predicted_fpr() const { return driver_->predicted_fpr(); }
+  double model_fpr() const { return driver_->model_fpr(); }
+  double probe_fpr() const { return driver_->probe_fpr(); }
+  double estimated_keys() const { return driver_->estimated_keys(); }
+  bool saturated() const { return driver_->saturated(); }
+  int last_answer() const { return static_cast<int>(driver_->last_answer()); }
+  std::string last_insert_key() const { return hex64(driver_->last_insert_key()); }
+  std::string last_query_key() const { return hex64(driver_->last_query_key()); }
+
+  /// The bit array as 32-bit words (bit i = bit i % 32 of word i / 32). The
+  /// view stays valid until the next call into this object.
+  emscripten::val words() {
+    words_ = driver_->words32();
+    return emscripten::val(emscripten::typed_memory_view(words_.size(), words_.data()));
+  }
+  emscripten::val last_insert_bits() const {
+    const auto& bits = driver_->last_insert_bits();
+    return emscripten::val(emscripten::typed_memory_view(bits.size(), bits.data()));
+  }
+  emscripten::val last_query_bits() const {
+    const auto& bits = driver_->last_query_bits();
+    return emscripten::val(emscripten::typed_memory_view(bits.size(), bits.data()));
+  }
+  /// Chart points flattened: inserted, measured, predicted, model, repeated.
+  emscripten::val chart() {
+    chart_.clear();
+    for (const auto& p : driver_->chart()) chart_.insert(chart_.end(), {p.inserted, p.measured, p.predicted, p.model});
+    return emscripten::val(emscripten::typed_memory_view(chart_.size(), chart_.data()));
+  }
+
+ private:
+  /// A whole, non-negative number from JavaScript (NaN, fractions, negatives
+  /// and values past 2^53 are refused with a sentence naming the setting).
+  static std::uint64_t to_count(double value, const char* name) {
+    if (!(value >= 0.0 && value <= 9007199254740992.0) || value != static_cast<double>(static_cast<std::uint64_t>(value))) {
+      throw bloomkit::error(bloomkit::errc::invalid_argument, std::string(name) + " must be a whole number");
+    }
+    return static_cast<std::uint64_t>(value);
+  }
+
+  std::unique_ptr<driver> driver_;
+  std::vector<std::uint32_t> words_;
+  std::vector<double> chart_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(bloomkit_playground) {
+  using namespace emscripten;
+  class_<web_playground>("Playground")
+      .constructor<>()
+      .function("configure", &web_playground::configure)
+      .function("step", &web_playground::step)
+      .function("seek", &web_playground::seek)
+      .function("saturate", &web_playground::saturate)
+      .function("kind", &web_playground::kind)
+      .function("bits", &web_playground::bits)
+      .function("k", &web_playground::k)
+      .function("n", &web_playground::n)
+      .function("seed", &web_playground::seed)
+      .function("tick", &web_playground::tick)
+      .function("totalTicks", &web_playground::total_ticks)
+      .function("inserted", &web_playground::inserted)
+      .function("setBits", &web_playground::set_bits)
+      .function("queries", &web_playground::queries)
+      .function("falsePositives", &web_playground::false_positives)
+      .function("predictedFpr", &web_playground::predicted_fpr)
+      .function("modelFpr", &web_playground::model_fpr)
+      .function("probeFpr", &web_playground::probe_fpr)
+      .function("estimatedKeys", &web_playground::estimated_keys)
+      .function("saturated", &web_playground::saturated)
+      .function("lastAnswer", &web_playground::last_answer)
+      .function("lastInsertKey", &web_playground::last_insert_key)
+      .function("lastQueryKey", &web_playground::last_query_key)
+      .function("words", &web_playground::words)
+      .function("lastInsertBits", &web_playground::last_insert_bits)
+      .function("lastQueryBits", &web_playground::last_query_bits)
+      .function("chart", &web_playground::chart);
+  constant("maxBits", static_cast<double>(limits::max_bits));
+  constant("minBits", static_cast<double>(limits::min_bits));
+  constant("maxK", static_cast<double>(limits::max_k));
+  constant("maxN", static_cast<double>(limits::max_n));
+  constant("queryTicks", static_cast<double>(limits::query_ticks));
+  constant("probeKeys", static_cast<double>(limits::probe_keys));
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# web/build.sh - build the playground: bloomkit compiled to WebAssembly for
+# the page, and the native program the browser tests compare it with.
+#
+#   web/dist/playground.mjs, web/dist/playground.wasm
+#       web/bindings.cpp (+ web/playground.hpp + include/bloomkit/) through
+#       Debian's emscripten (em++ 3.1.6, embind, ES6 module)
+#   build/web/expected
+#       web/expected.cpp with g++ against the same headers
+#
+# Why emscripten and not clang's wasm32-wasi target: it is one Debian package
+# (`apt-get install emscripten`) that brings clang, lld and binaryen with it,
+# supports C++ exceptions (bloomkit reports bad parameters by throwing
+# bloomkit::error) and embind, so the bindings stay a thin, typed file with no
+# hand-written loader. Its libc++ is version 13: code compiled here must avoid
+# std::bit_cast, std::ranges algorithms and std::format.
+#
+# Rebuilds only what is older than its inputs; BLOOMKIT_WEB_REBUILD=1 forces.
+# Needs: emscripten, g++, libxxhash-dev (./bloomkit.sh setup installs them).
+set -euo pipefail
+
+WEB="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$WEB/.." && pwd)"
+OUT_NATIVE="$ROOT/build/web"
+DIST="$WEB/dist"
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'web/build.sh: %s\n' "$*" >&2; exit 1; }
+
+command -v em++ >/dev/null || die "em++ not found: install Debian's emscripten (./bloomkit.sh setup)"
+command -v g++ >/dev/null || die "g++ not found (./bloomkit.sh setup)"
+[ -f /usr/include/xxhash.h ] || die "/usr/include/xxhash.h not found: install libxxhash-dev"
+
+# em++ at -O2 and above runs node tools that need Debian's acorn (TOOLCHAIN.md).
+export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
+
+mkdir -p "$OUT_NATIVE/include" "$DIST"
+# xxhash.h is the only header bloomkit takes from /usr/include. Adding
+# -I/usr/include to em++ would pull glibc's headers into a wasm build, so copy
+# that one header into a folder of its own.
+cp -p /usr/include/xxhash.h "$OUT_NATIVE/include/xxhash.h"
+
+# True when $1 is missing or older than any of the inputs that follow.
+stale() {
+  local target="$1"; shift
+  [ "${BLOOMKIT_WEB_REBUILD:-0}" = 1 ] && return 0
+  [ -f "$target" ] || return 0
+  local input
+  for input in "$@"; do
+    [ "$input" -nt "$target" ] && return 0
+  done
+  return 1
+}
+
+HEADERS=("$ROOT"/include/bloomkit/*.hpp "$ROOT"/include/bloomkit/detail/*.hpp)
+WARNINGS=(-Wall -Wextra -Wpedantic -Werror)
+
+if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then
+  say "compiling bloomkit to WebAssembly (em++ $(em++ --version | sed -n '1s/.* \([0-9][0-9.]*\) .*/\1/p'))"
+  # Build into a temporary name and rename, so an interrupted build never
+  # leaves a .mjs that loads a stale or half-written .wasm.
+  tmp="$DIST/.tmp-$$"
+  mkdir -p "$tmp"
+  trap 'rm -rf "$tmp"' EXIT
+  em++ -std=c++20 -O2 -fexceptions "${WARNINGS[@]}" \
+    -I"$ROOT/include" -I"$OUT_NATIVE/include" -I"$WEB" \
+    --bind -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createPlayground \
+    -sENVIRONMENT=web -sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=0 \
+    "$WEB/bindings.cpp" -o "$tmp/playground.mjs"
+  mv -f "$tmp/playground.wasm" "$DIST/playground.wasm"
+  mv -f "$tmp/playground.mjs" "$DIST/playground.mjs"
+  rm -rf "$tmp"
+  trap - EXIT
+fi
+
+if stale "$OUT_NATIVE/expected" "$WEB/expected.cpp" "$WEB/build.sh" "${HEADERS[@]}"; then
+  say "compiling the native reference (build/web/expected)"
+  g++ -std=c++20 -O2 "${WARNINGS[@]}" -I"$ROOT/include" "$WEB/expected.cpp" -o "$OUT_NATIVE/expected.tmp"
+  mv -f "$OUT_NATIVE/expected.tmp" "$OUT_NATIVE/expected"
+fi

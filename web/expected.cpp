@@ -1,0 +1,132 @@
+// web/expected.cpp - what the playground must show, computed natively.
+//
+// The browser tests (web/tests/) compare the page's figures with this
+// program's. It deliberately does not include web/playground.hpp: it rebuilds
+// the state from the library alone, walking the key stream sequentially with
+// bloomkit::detail::splitmix64 (member keys are outputs 0, 2, 4, ..., absent
+// keys outputs 1, 3, 5, ...), so a slip in the driver's random-access key
+// formula, its parameter mapping or the wasm build shows up as a mismatch.
+//
+//   expected --kind standard|split-block --m BITS --k K --n N --seed S --tick T [--fill]
+//
+// prints one JSON object. --fill adds keys_to_fill: member keys (from the
+// start) after which every bit is set. Bad arguments: a message on stderr
+// and exit status 2.
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/standard_bloom.hpp"
+
+namespace {
+
+struct options {
+  std::string kind = "standard";
+  std::uint64_t bits = 1024, k = 3, n = 200, seed = 1, tick = 0;
+  bool fill = false;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr,
+               "expected: %s\nusage: expected --kind standard|split-block --m BITS --k K --n N --seed S --tick T "
+               "[--fill]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+std::uint64_t parse_u64(const char* name, const char* text) {
+  if (*text < '0' || *text > '9') usage(std::string(name) + " needs a non-negative integer, got \"" + text + "\"");
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0') usage(std::string(name) + " needs a non-negative integer, got \"" + text + "\"");
+  return value;
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--fill") {
+      o.fill = true;
+      continue;
+    }
+    if (i + 1 >= argc) usage("missing value after " + arg);
+    const char* value = argv[++i];
+    if (arg == "--kind") o.kind = value;
+    else if (arg == "--m") o.bits = parse_u64("--m", value);
+    else if (arg == "--k") o.k = parse_u64("--k", value);
+    else if (arg == "--n") o.n = parse_u64("--n", value);
+    else if (arg == "--seed") o.seed = parse_u64("--seed", value);
+    else if (arg == "--tick") o.tick = parse_u64("--tick", value);
+    else usage("unknown option " + arg);
+  }
+  if (o.kind != "standard" && o.kind != "split-block") usage("--kind must be standard or split-block");
+  if (o.n < 1 || o.n > 2'000'000) usage("--n must be in [1, 2000000]");
+  return o;
+}
+
+/// The schedule of web/playground.hpp, walked in order: n inserts, then
+/// 1,000 queries of absent keys.
+template <class Filter>
+int report(Filter filter, const options& o) {
+  const std::uint64_t ticks = std::min(o.tick, o.n + 1000);
+  std::uint64_t queries = 0, false_positives = 0;
+  bloomkit::detail::splitmix64 members(o.seed);
+  for (std::uint64_t i = 0; i < std::min(ticks, o.n); ++i) {
+    filter.insert(members());  // output 2i: the i-th member key
+    (void)members();           // output 2i + 1: an absent key, skipped here
+  }
+  bloomkit::detail::splitmix64 absents(o.seed);
+  for (std::uint64_t j = 0; o.n + j < ticks; ++j) {
+    (void)absents();  // output 2j: a member key
+    ++queries;
+    false_positives += filter.may_contain(absents()) ? 1 : 0;  // output 2j + 1
+  }
+  std::uint64_t keys_to_fill = 0;
+  if (o.fill) {
+    auto copy = filter;
+    copy.clear();
+    bloomkit::detail::splitmix64 fill_stream(o.seed);
+    while (copy.set_bit_count() < copy.bit_count() && keys_to_fill < 2'000'000) {
+      copy.insert(fill_stream());
+      (void)fill_stream();
+      ++keys_to_fill;
+    }
+  }
+  std::printf(
+      "{\"kind\":\"%s\",\"bits\":%" PRIu64 ",\"k\":%" PRIu32 ",\"n\":%" PRIu64 ",\"seed\":\"%" PRIu64
+      "\",\"tick\":%" PRIu64 ",\"inserted\":%" PRIu64 ",\"set_bits\":%" PRIu64 ",\"queries\":%" PRIu64
+      ",\"false_positives\":%" PRIu64 ",\"predicted_fpr\":%.17g",
+      o.kind.c_str(), static_cast<std::uint64_t>(filter.bit_count()), filter.num_hashes(), o.n, o.seed, ticks,
+      filter.inserted(), filter.set_bit_count(), queries, false_positives, filter.estimated_fpr());
+  if (o.fill) std::printf(",\"keys_to_fill\":%" PRIu64, keys_to_fill);
+  std::printf("}\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  try {
+    if (o.kind == "standard") {
+      if (o.k < 1 || o.k > 64) usage("--k must be in [1, 64]");
+      return report(bloomkit::standard_bloom::with_bits(o.bits, static_cast<std::uint32_t>(o.k)), o);
+    }
+    // Parquet's split block: 256-bit blocks, 8 bits per key; m rounds up.
+    const std::uint64_t blocks = std::max<std::uint64_t>(1, (o.bits + 255) / 256);
+    return report(bloomkit::split_block_bloom(bloomkit::block_filter_params{blocks, 8, o.n, 0.01,
+                                                                            bloomkit::parquet_hash_spec}),
+                  o);
+  } catch (const bloomkit::error& e) {
+    std::fprintf(stderr, "expected: %s\n", e.what());
+    return 2;
+  }
+}

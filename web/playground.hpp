@@ -1,0 +1,383 @@
+// web/playground.hpp - the playground's driver: one bloomkit filter, a
+// deterministic key schedule and the figures the page shows.
+//
+// The page (web/app.js) only draws. Every bit it shows is set by bloomkit's
+// own filter code compiled to WebAssembly (web/bindings.cpp wraps this class
+// with embind); every figure it prints is computed here or by the library.
+//
+// A run is a pure function of its settings and a tick counter:
+//
+//   ticks 1 .. n           insert member key i = tick - 1
+//   ticks n+1 .. n+Q       query absent key j = tick - n - 1   (Q = query_ticks)
+//
+// so (kind, m, k, n, seed, tick) reproduces a state exactly (the page's link).
+//
+// Keys come from one SplitMix64 stream (Steele, Lea and Flood 2014):
+// key(c) = mix(seed + (c + 1) * gamma), the c-th output of a generator seeded
+// with `seed`. The state seed + (c + 1) * gamma is injective in c (gamma is
+// odd) and SplitMix64's output function is a bijection, so different c give
+// different keys. Member keys use even c, absent keys odd c: a query key is
+// never a member, so every "maybe" it gets is a false positive.
+//
+// This header has no emscripten dependency, so it also compiles natively.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
+#include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/standard_bloom.hpp"
+
+namespace bloomkit::playground {
+
+/// The filter kinds the page can show.
+enum class filter_kind { standard, split_block };
+
+/// "standard" or "split-block" (the names used in the page's link).
+inline const char* to_string(filter_kind kind) noexcept {
+  return kind == filter_kind::standard ? "standard" : "split-block";
+}
+
+/// Parses "standard" / "split-block"; nullopt for anything else.
+inline std::optional<filter_kind> parse_kind(const std::string& name) {
+  if (name == "standard") return filter_kind::standard;
+  if (name == "split-block") return filter_kind::split_block;
+  return std::nullopt;
+}
+
+/// Bounds the page accepts. They keep every bit drawable (65,536 bits is a
+/// 256 x 256 grid) and a full replay (the link) well under a second.
+struct limits {
+  static constexpr std::uint64_t min_bits = 16;
+  static constexpr std::uint64_t max_bits = 65536;
+  static constexpr std::uint32_t max_k = 16;
+  static constexpr std::uint64_t max_n = 2'000'000;
+  /// Absent-key queries after the inserts (n = 200 gives 1,200 ticks).
+  static constexpr std::uint64_t query_ticks = 1000;
+  /// Absent keys tested at each chart point (the "measured" curve).
+  static constexpr std::uint32_t probe_keys = 2000;
+  /// Chart points per run, at most (plus the origin).
+  static constexpr std::uint64_t chart_points = 400;
+};
+
+/// What the user chose. For split-block, bits are rounded up to whole
+/// 256-bit blocks and k is 8 (Parquet fixes it): see normalised().
+struct settings {
+  filter_kind kind = filter_kind::standard;
+  std::uint64_t bits = 1024;
+  std::uint32_t k = 3;
+  std::uint64_t n = 200;
+  std::uint64_t seed = 1;
+};
+
+/// The settings a filter of that kind actually uses. Does not validate.
+inline settings normalised(settings s) {
+  if (s.kind == filter_kind::split_block) {
+    s.bits = std::max<std::uint64_t>(256, (s.bits + 255) / 256 * 256);
+    s.k = 8;
+  }
+  return s;
+}
+
+/// Throws bloomkit::error(invalid_argument) with a sentence naming the first
+/// setting outside limits.
+inline void validate(const settings& s) {
+  using detail::require;
+  require(s.bits >= limits::min_bits && s.bits <= limits::max_bits, errc::invalid_argument,
+          "m (bits) must be between " + std::to_string(limits::min_bits) + " and " +
+              std::to_string(limits::max_bits) + ", got " + std::to_string(s.bits));
+  require(s.k >= 1 && s.k <= limits::max_k, errc::invalid_argument,
+          "k (hash functions) must be between 1 and " + std::to_string(limits::max_k) + ", got " +
+              std::to_string(s.k));
+  require(s.n >= 1 && s.n <= limits::max_n, errc::invalid_argument,
+          "n (keys to insert) must be between 1 and " + std::to_string(limits::max_n) + ", got " +
+              std::to_string(s.n));
+}
+
+/// Parses a decimal seed in [0, 2^64); throws bloomkit::error(invalid_argument)
+/// for anything else (JavaScript numbers cannot carry 64 bits, so the page
+/// passes seeds as text).
+inline std::uint64_t parse_seed(const std::string& text) {
+  detail::require(!text.empty() && text.size() <= 20, errc::invalid_argument,
+                  "seed must be a decimal integer in [0, 2^64), got \"" + text + "\"");
+  std::uint64_t value = 0;
+  for (char c : text) {
+    detail::require(c >= '0' && c <= '9', errc::invalid_argument,
+                    "seed must be a decimal integer in [0, 2^64), got \"" + text + "\"");
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    detail::require(value <= (UINT64_MAX - digit) / 10, errc::invalid_argument,
+                    "seed must be below 2^64, got \"" + text + "\"");
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/// The c-th key of the seed's stream (see the header comment).
+constexpr std::uint64_t stream_key(std::uint64_t seed, std::uint64_t c) noexcept {
+  // SplitMix64's increment (the golden ratio in 0.64 fixed point).
+  constexpr std::uint64_t gamma = 0x9e3779b97f4a7c15ULL;
+  return detail::splitmix64(seed + c * gamma)();
+}
+/// The i-th key inserted (i counts from 0).
+constexpr std::uint64_t member_key(std::uint64_t seed, std::uint64_t i) noexcept { return stream_key(seed, 2 * i); }
+/// The j-th absent key: never equal to any member key.
+constexpr std::uint64_t absent_key(std::uint64_t seed, std::uint64_t j) noexcept {
+  return stream_key(seed, 2 * j + 1);
+}
+/// Absent keys from this index on are the chart's probe keys, so they never
+/// coincide with the keys queried tick by tick.
+inline constexpr std::uint64_t probe_offset = std::uint64_t{1} << 40;
+
+/// One chart point: keys inserted, FPR measured on the probe keys, FPR the
+/// library predicts for the bits set then, and the model FPR for that many keys.
+struct chart_point {
+  double inserted, measured, predicted, model;
+};
+
+/// The answer to the last query: none yet, "no" (certainly absent) or "maybe"
+/// (a false positive, since query keys are absent).
+enum class answer : int { none = -1, no = 0, maybe = 1 };
+
+/// One playground run: owns the filter and replays the schedule.
+class driver {
+ public:
+  /// A run at tick 0. Throws bloomkit::error(invalid_argument) for settings
+  /// outside limits (after normalisation).
+  explicit driver(const settings& chosen) : settings_(normalised(chosen)), filter_(make_filter(settings_)) {
+    hash_spec spec{};
+    std::visit([&](const auto& f) { spec = f.hash(); }, filter_);
+    probe_hashes_.resize(limits::probe_keys);
+    for (std::uint32_t p = 0; p < limits::probe_keys; ++p) {
+      probe_hashes_[p] = hash_key(absent_key(settings_.seed, probe_offset + p), spec);
+    }
+    restart();
+  }
+
+  [[nodiscard]] const settings& current() const noexcept { return settings_; }
+  [[nodiscard]] std::uint64_t tick() const noexcept { return tick_; }
+  /// n inserts plus the query ticks.
+  [[nodiscard]] std::uint64_t total_ticks() const noexcept { return settings_.n + limits::query_ticks; }
+
+  /// Advances up to `count` ticks (stops at total_ticks()).
+  void step(std::uint64_t count) {
+    for (; count > 0 && tick_ < total_ticks(); --count) advance();
+  }
+
+  /// Replays from tick 0 to min(tick, total_ticks()).
+  void seek(std::uint64_t tick) {
+    restart();
+    step(tick);
+  }
+
+  /// Raises n to the number of member keys after which every bit is set
+  /// (never lowers it), keeps the ticks already spent inserting and replays,
+  /// so the run goes on inserting until the array is solid and then queries.
+  /// Returns the new n.
+  std::uint64_t saturate() {
+    const std::uint64_t needed = keys_to_fill();
+    const std::uint64_t keep = std::min(tick_, settings_.n);
+    settings_.n = std::max(settings_.n, needed);
+    seek(keep);
+    return settings_.n;
+  }
+
+  /// Member keys (from the start of the stream) that set every bit, capped at
+  /// limits::max_n.
+  [[nodiscard]] std::uint64_t keys_to_fill() const {
+    return std::visit(
+        [&](const auto& f) {
+          auto copy = f;
+          copy.clear();
+          const std::uint64_t bits = copy.bit_count();
+          std::uint64_t set = 0, i = 0;
+          std::vector<std::uint64_t> positions;
+          while (set < bits && i < limits::max_n) {
+            const std::uint64_t h = hash_key(member_key(settings_.seed, i++), copy.hash());
+            positions.clear();
+            bit_positions(copy, h, positions);
+            // Count the bits this key turns on (its positions may repeat).
+            std::sort(positions.begin(), positions.end());
+            positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+            for (auto bit : positions) set += is_set(copy, bit) ? 0 : 1;
+            copy.insert_hash(h);
+          }
+          return i;
+        },
+        filter_);
+  }
+
+  [[nodiscard]] std::uint64_t inserted() const {
+    return std::visit([](const auto& f) { return f.inserted(); }, filter_);
+  }
+  [[nodiscard]] std::uint64_t bit_count() const {
+    return std::visit([](const auto& f) { return f.bit_count(); }, filter_);
+  }
+  [[nodiscard]] std::uint64_t set_bit_count() const {
+    return std::visit([](const auto& f) { return f.set_bit_count(); }, filter_);
+  }
+  /// The library's FPR for the bits set now (standard: (X/m)^k; split-block:
+  /// the mean over blocks of the chance a random key passes the block).
+  [[nodiscard]] double predicted_fpr() const {
+    return std::visit([](const auto& f) { return f.estimated_fpr(); }, filter_);
+  }
+  /// The sizing model's FPR for inserted() keys: classic (1 - e^{-kn/m})^k, or
+  /// the split-block Poisson mixture.
+  [[nodiscard]] double model_fpr() const { return model_fpr_for(static_cast<double>(inserted())); }
+  /// Distinct keys the bits suggest (Swamidass-Baldi); +infinity when full.
+  [[nodiscard]] double estimated_keys() const {
+    return std::visit([](const auto& f) { return f.estimated_cardinality(); }, filter_);
+  }
+  /// Past n keys and the bits confirm it (the library's saturated()).
+  [[nodiscard]] bool saturated() const {
+    return std::visit([](const auto& f) { return f.saturated(); }, filter_);
+  }
+  /// Fraction of the fixed probe keys (all absent) the filter answers "maybe" to.
+  [[nodiscard]] double probe_fpr() const {
+    return std::visit(
+        [&](const auto& f) {
+          std::uint64_t positives = 0;
+          for (auto h : probe_hashes_) positives += f.may_contain_hash(h) ? 1 : 0;
+          return static_cast<double>(positives) / static_cast<double>(probe_hashes_.size());
+        },
+        filter_);
+  }
+
+  [[nodiscard]] std::uint64_t queries() const noexcept { return queries_; }
+  [[nodiscard]] std::uint64_t false_positives() const noexcept { return false_positives_; }
+
+  /// Bit positions of the last key inserted / queried (bit i of the array is
+  /// bit i % 32 of 32-bit word i / 32, for both kinds; see words32()).
+  [[nodiscard]] const std::vector<std::uint32_t>& last_insert_bits() const noexcept { return last_insert_bits_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& last_query_bits() const noexcept { return last_query_bits_; }
+  [[nodiscard]] std::uint64_t last_insert_key() const noexcept { return last_insert_key_; }
+  [[nodiscard]] std::uint64_t last_query_key() const noexcept { return last_query_key_; }
+  [[nodiscard]] answer last_answer() const noexcept { return last_answer_; }
+  [[nodiscard]] const std::vector<chart_point>& chart() const noexcept { return chart_; }
+
+  /// A copy of the filter's bits as 32-bit words (bit i of the array is bit
+  /// i % 32 of word i / 32): the standard filter's 64-bit words split into
+  /// halves, low half first; the split-block filter's words in block order.
+  [[nodiscard]] std::vector<std::uint32_t> words32() const {
+    std::vector<std::uint32_t> out;
+    if (const auto* f = std::get_if<standard_bloom>(&filter_)) {
+      for (auto w : f->words()) {
+        out.push_back(static_cast<std::uint32_t>(w));
+        out.push_back(static_cast<std::uint32_t>(w >> 32));
+      }
+    } else {
+      for (const auto& block : std::get<split_block_bloom>(filter_).blocks()) {
+        out.insert(out.end(), std::begin(block.words), std::end(block.words));
+      }
+    }
+    return out;
+  }
+
+ private:
+  using filter_type = std::variant<standard_bloom, split_block_bloom>;
+
+  static filter_type make_filter(const settings& s) {
+    validate(s);
+    if (s.kind == filter_kind::standard) {
+      // The design point is n keys; its classic FPR is the target (clamped
+      // into (0, 1) as the parameters require), so saturated() means "past n".
+      const double fpr = std::clamp(sizing::classic_fpr(static_cast<double>(s.bits), static_cast<double>(s.n), s.k),
+                                    1e-300, 0.999999);
+      return standard_bloom(standard_bloom_params{s.bits, s.k, s.n, fpr, hash_spec{}});
+    }
+    const std::uint64_t blocks = s.bits / 256;
+    const double fpr =
+        std::clamp(sizing::split_block_fpr(static_cast<double>(blocks), static_cast<double>(s.n)), 1e-300, 0.999999);
+    return split_block_bloom(block_filter_params{blocks, 8, s.n, fpr, parquet_hash_spec});
+  }
+
+  /// Where a key's bits go, from the library's own probe code.
+  static void bit_positions(const standard_bloom& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
+    detail::standard_probes probes(h, f.bit_count());
+    for (std::uint32_t i = 0; i < f.num_hashes(); ++i) out.push_back(probes.next());
+  }
+  static void bit_positions(const split_block_bloom& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
+    // Let the policy set the key's bits in an empty block, then read them off.
+    const std::uint64_t block = detail::block_index(h, f.num_blocks());
+    detail::block256 scratch{};
+    detail::split_block_policy::set(scratch, h, 8);
+    for (std::uint64_t w = 0; w < 8; ++w) {
+      for (std::uint64_t b = 0; b < 32; ++b) {
+        if ((scratch.words[w] >> b) & 1U) out.push_back(block * 256 + w * 32 + b);
+      }
+    }
+  }
+  static bool is_set(const standard_bloom& f, std::uint64_t bit) {
+    return (f.words()[bit / 64] >> (bit % 64)) & 1U;
+  }
+  static bool is_set(const split_block_bloom& f, std::uint64_t bit) {
+    return (f.blocks()[bit / 256].words[(bit % 256) / 32] >> (bit % 32)) & 1U;
+  }
+
+  double model_fpr_for(double keys) const {
+    if (settings_.kind == filter_kind::standard) {
+      return sizing::classic_fpr(static_cast<double>(settings_.bits), keys, settings_.k);
+    }
+    return sizing::split_block_fpr(static_cast<double>(settings_.bits / 256), keys);
+  }
+
+  std::uint64_t chart_stride() const {
+    return std::max<std::uint64_t>(1, (settings_.n + limits::chart_points - 1) / limits::chart_points);
+  }
+
+  void restart() {
+    std::visit([](auto& f) { f.clear(); }, filter_);
+    tick_ = queries_ = false_positives_ = 0;
+    last_insert_bits_.clear();
+    last_query_bits_.clear();
+    last_insert_key_ = last_query_key_ = 0;
+    last_answer_ = answer::none;
+    chart_.assign(1, chart_point{0, 0, 0, 0});
+  }
+
+  void advance() {
+    std::vector<std::uint64_t> positions;
+    std::visit(
+        [&](auto& f) {
+          if (tick_ < settings_.n) {
+            last_insert_key_ = member_key(settings_.seed, tick_);
+            const std::uint64_t h = hash_key(last_insert_key_, f.hash());
+            bit_positions(f, h, positions);
+            f.insert_hash(h);
+            last_insert_bits_.assign(positions.begin(), positions.end());
+            const std::uint64_t done = f.inserted();
+            if (done % chart_stride() == 0 || done == settings_.n) {
+              chart_.push_back(chart_point{static_cast<double>(done), probe_fpr(), f.estimated_fpr(),
+                                           model_fpr_for(static_cast<double>(done))});
+            }
+          } else {
+            last_query_key_ = absent_key(settings_.seed, tick_ - settings_.n);
+            const std::uint64_t h = hash_key(last_query_key_, f.hash());
+            bit_positions(f, h, positions);
+            last_query_bits_.assign(positions.begin(), positions.end());
+            const bool maybe = f.may_contain_hash(h);
+            last_answer_ = maybe ? answer::maybe : answer::no;
+            ++queries_;
+            false_positives_ += maybe ? 1 : 0;
+          }
+        },
+        filter_);
+    ++tick_;
+  }
+
+  settings settings_;
+  filter_type filter_;
+  std::vector<std::uint64_t> probe_hashes_;
+  std::uint64_t tick_ = 0, queries_ = 0, false_positives_ = 0;
+  std::vector<std::uint32_t> last_insert_bits_, last_query_bits_;
+  std::uint64_t last_insert_key_ = 0, last_query_key_ = 0;
+  answer last_answer_ = answer::none;
+  std::vector<chart_point> chart_;
+};
+
+}  // namespace bloomkit::playground
