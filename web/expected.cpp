@@ -9,7 +9,8 @@
 //
 //   expected --kind standard|split-block --m BITS --k K --n N --seed S --tick T [--fill]
 //
-// prints one JSON object. --fill adds keys_to_fill: member keys (from the
+// prints one JSON object: the figures the page shows, the last keys and the
+// bit array (words_hex). --fill adds keys_to_fill: member keys (from the
 // start) after which every bit is set. Bad arguments: a message on stderr
 // and exit status 2.
 #include <algorithm>
@@ -72,22 +73,39 @@ options parse(int argc, char** argv) {
   return o;
 }
 
+/// The bit array as 32-bit words, bit i = bit i % 32 of word i / 32.
+std::vector<std::uint32_t> words32(const bloomkit::standard_bloom& filter) {
+  std::vector<std::uint32_t> out;
+  for (auto w : filter.words()) {
+    out.push_back(static_cast<std::uint32_t>(w));
+    out.push_back(static_cast<std::uint32_t>(w >> 32));
+  }
+  return out;
+}
+std::vector<std::uint32_t> words32(const bloomkit::split_block_bloom& filter) {
+  std::vector<std::uint32_t> out;
+  for (const auto& block : filter.blocks()) out.insert(out.end(), std::begin(block.words), std::end(block.words));
+  return out;
+}
+
 /// The schedule of web/playground.hpp, walked in order: n inserts, then
 /// 1,000 queries of absent keys.
 template <class Filter>
 int report(Filter filter, const options& o) {
   const std::uint64_t ticks = std::min(o.tick, o.n + 1000);
-  std::uint64_t queries = 0, false_positives = 0;
+  std::uint64_t queries = 0, false_positives = 0, last_key = 0, last_query = 0;
   bloomkit::detail::splitmix64 members(o.seed);
   for (std::uint64_t i = 0; i < std::min(ticks, o.n); ++i) {
-    filter.insert(members());  // output 2i: the i-th member key
-    (void)members();           // output 2i + 1: an absent key, skipped here
+    last_key = members();  // output 2i: the i-th member key
+    filter.insert(last_key);
+    (void)members();  // output 2i + 1: an absent key, skipped here
   }
   bloomkit::detail::splitmix64 absents(o.seed);
   for (std::uint64_t j = 0; o.n + j < ticks; ++j) {
     (void)absents();  // output 2j: a member key
+    last_query = absents();  // output 2j + 1
     ++queries;
-    false_positives += filter.may_contain(absents()) ? 1 : 0;  // output 2j + 1
+    false_positives += filter.may_contain(last_query) ? 1 : 0;
   }
   std::uint64_t keys_to_fill = 0;
   if (o.fill) {
@@ -106,7 +124,12 @@ int report(Filter filter, const options& o) {
       ",\"false_positives\":%" PRIu64 ",\"predicted_fpr\":%.17g",
       o.kind.c_str(), static_cast<std::uint64_t>(filter.bit_count()), filter.num_hashes(), o.n, o.seed, ticks,
       filter.inserted(), filter.set_bit_count(), queries, false_positives, filter.estimated_fpr());
+  std::printf(",\"last_key\":\"%016" PRIx64 "\",\"last_query_key\":\"%016" PRIx64 "\"", last_key, last_query);
   if (o.fill) std::printf(",\"keys_to_fill\":%" PRIu64, keys_to_fill);
+  // The bit array as the page draws it: 32-bit words, bit i in word i / 32.
+  std::printf(",\"words_hex\":\"");
+  for (auto w : words32(filter)) std::printf("%08" PRIx32, w);
+  std::printf("\"");
   std::printf("}\n");
   return 0;
 }
