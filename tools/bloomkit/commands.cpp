@@ -11,6 +11,11 @@ command_table& table() {
 }  // namespace
 
 void register_commands(CLI::App& app) {
+  register_build(app, table());
+  register_query(app, table());
+  register_info(app, table());
+  register_set_ops(app, table());
+  register_parquet(app, table());
   register_demo(app, table());
 }
 

@@ -33,5 +33,10 @@ void register_commands(CLI::App& app);
 int run_selected(CLI::App& app);
 
 void register_demo(CLI::App& app, command_table& table);
+void register_build(CLI::App& app, command_table& table);
+void register_query(CLI::App& app, command_table& table);
+void register_info(CLI::App& app, command_table& table);
+void register_set_ops(CLI::App& app, command_table& table);  // merge and intersect
+void register_parquet(CLI::App& app, command_table& table);  // parquet list/probe/extract/encode/write
 
 }  // namespace bloomkit::cli

@@ -1,0 +1,333 @@
+// tools/bloomkit/build.cpp - `bloomkit build`: keys from files or stdin into
+// a filter file.
+//
+// Passes over the input:
+//   * with --capacity N: one pass; keys are hashed and inserted in batches.
+//   * without, from files only: a first pass counts the lines (memchr speed,
+//     about what `wc -l` costs), the filter is sized for that count, and a
+//     second pass inserts.
+//   * without, from stdin: stdin cannot be read twice, so the one pass hashes
+//     the keys into a spool: in memory up to spool_memory_bytes (64 MiB, 8 Mi
+//     keys), then in an unlinked temporary file in $TMPDIR (8 bytes a key,
+//     usually far less than the keys' text). The filter is then sized and
+//     filled from the spool. Memory stays the filter plus fixed buffers.
+// The output file is written by file_format's save (temporary file, fsync,
+// rename), so an interrupted build never leaves a file under the output name.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/file_format.hpp"
+#include "commands.hpp"
+#include "filter_summary.hpp"
+#include "json_out.hpp"
+#include "key_input.hpp"
+#include "kinds.hpp"
+#include "progress.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct build_options {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string kind = "blocked";
+  double fpr = 0.01;
+  std::optional<std::uint64_t> capacity;
+  std::string format = "text";
+  unsigned threads = 1;
+  std::optional<std::string> hash;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+  bool quiet = false;
+  bool stats = false;
+};
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Where the time went, for --stats (the speed goal compares the whole run
+/// with the filter's own insert time, measured here in the same run).
+struct phase_times {
+  double count = 0;   // first pass (line count), if any
+  double insert = 0;  // inside insert_many only
+  double total = 0;
+  double save = 0;
+};
+
+/// Adds one batch of hashes to the filter. THE call site for inserting: a
+/// parallel build (issue 10, build_parallel) replaces this with a call that
+/// splits the work across `threads`; filters without insert_many (static
+/// filters built from all keys at once) get their branch here too.
+template <class Filter>
+void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigned threads) {
+  (void)threads;  // single-threaded for now; see above
+  filter.insert_many(hashes);
+}
+
+/// Hashes of stdin kept for a second look: memory first, then a temp file.
+class hash_spool {
+ public:
+  static constexpr std::size_t spool_memory_bytes = std::size_t{64} << 20;
+  static constexpr std::size_t memory_hashes = spool_memory_bytes / sizeof(std::uint64_t);
+
+  hash_spool() = default;
+  hash_spool(const hash_spool&) = delete;
+  hash_spool& operator=(const hash_spool&) = delete;
+  ~hash_spool() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  void push(std::span<const std::uint64_t> hashes) {
+    for (;;) {
+      const std::size_t room = memory_hashes - memory_.size();
+      const std::size_t take = std::min(room, hashes.size());
+      memory_.insert(memory_.end(), hashes.begin(), hashes.begin() + static_cast<std::ptrdiff_t>(take));
+      hashes = hashes.subspan(take);
+      count_ += take;
+      if (hashes.empty()) return;
+      flush_to_file();
+    }
+  }
+
+  [[nodiscard]] std::uint64_t size() const noexcept { return count_; }
+
+  /// Calls sink(span) for every spooled hash, in batches.
+  template <class Sink>
+  void replay(Sink&& sink) {
+    if (fd_ >= 0) {
+      if (::lseek(fd_, 0, SEEK_SET) < 0) throw error(errc::io, "cannot rewind the spool file: " + errno_text());
+      std::vector<std::uint64_t> batch(std::size_t{1} << 16);
+      for (;;) {
+        const ssize_t got = read_full(batch.data(), batch.size() * sizeof(std::uint64_t));
+        if (got <= 0) break;
+        sink(std::span<const std::uint64_t>(batch.data(), static_cast<std::size_t>(got) / sizeof(std::uint64_t)));
+      }
+    }
+    for (std::size_t i = 0; i < memory_.size(); i += key_batch_size) {
+      sink(std::span<const std::uint64_t>(memory_).subspan(i, std::min(key_batch_size, memory_.size() - i)));
+    }
+  }
+
+ private:
+  static std::string errno_text() { return std::strerror(errno); }
+
+  void flush_to_file() {
+    if (fd_ < 0) {
+      const char* dir = std::getenv("TMPDIR");
+      std::string templ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/bloomkit-spool-XXXXXX";
+      fd_ = ::mkstemp(templ.data());
+      if (fd_ < 0) throw error(errc::io, "cannot create a spool file in " + templ + ": " + errno_text());
+      ::unlink(templ.c_str());  // gone from the directory; freed when closed
+    }
+    const char* p = reinterpret_cast<const char*>(memory_.data());
+    std::size_t left = memory_.size() * sizeof(std::uint64_t);
+    while (left > 0) {
+      const ssize_t put = ::write(fd_, p, left);
+      if (put < 0) {
+        if (errno == EINTR) continue;
+        throw error(errc::io, "cannot write the spool file (stdin keys too many for $TMPDIR?): " + errno_text());
+      }
+      p += put;
+      left -= static_cast<std::size_t>(put);
+    }
+    memory_.clear();
+  }
+
+  ssize_t read_full(void* out, std::size_t bytes) {
+    auto* p = static_cast<char*>(out);
+    std::size_t done = 0;
+    while (done < bytes) {
+      const ssize_t got = ::read(fd_, p + done, bytes - done);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        throw error(errc::io, "cannot read the spool file: " + errno_text());
+      }
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    return static_cast<ssize_t>(done);
+  }
+
+  std::vector<std::uint64_t> memory_;
+  std::uint64_t count_ = 0;
+  int fd_ = -1;
+};
+
+std::uint64_t total_size_hint(const std::vector<std::string>& inputs) {
+  std::uint64_t total = 0;
+  for (const auto& path : inputs) {
+    if (path == "-") return 0;
+    line_reader probe(path);  // opens (and so checks) every input before any work
+    total += probe.size_hint();
+  }
+  return total;
+}
+
+/// Reads every input in order, calling sink(hashes, lines) per batch.
+template <class Sink>
+std::uint64_t read_all(const std::vector<std::string>& inputs, key_hasher& hasher, progress_bar& bar, Sink&& sink) {
+  std::uint64_t keys = 0;
+  std::uint64_t bytes_before = 0;
+  for (const auto& path : inputs) {
+    line_reader reader(path);
+    keys += for_each_key_batch(
+        reader, hasher, sink, [&](std::uint64_t bytes, std::uint64_t k) { bar.update(bytes_before + bytes, k); },
+        keys);
+    bytes_before += reader.bytes_read();
+  }
+  return keys;
+}
+
+int run_build(const build_options& o) {
+  const auto start = clock_type::now();
+  const kind_entry& entry = find_kind(o.kind);
+  const key_format format = parse_key_format(o.format);
+  if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
+  if (o.capacity && *o.capacity == 0) throw usage_error("--capacity must be at least 1");
+  if (o.threads == 0) throw usage_error("--threads must be at least 1");
+  hash_spec spec = entry.default_hash;
+  if (o.hash) spec.algorithm = parse_hash_algorithm(*o.hash);
+  if (o.seed) spec.seed = *o.seed;
+
+  std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+  int stdin_uses = 0;
+  for (const auto& path : inputs) stdin_uses += path == "-" ? 1 : 0;
+  if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
+
+  const std::uint64_t total_bytes = total_size_hint(inputs);
+  key_hasher hasher(format, spec);
+  phase_times times;
+  std::uint64_t keys = 0;
+
+  // ---- size the filter -------------------------------------------------------
+  std::optional<hash_spool> spool;
+  std::uint64_t capacity = 0;
+  if (o.capacity) {
+    capacity = *o.capacity;
+  } else if (stdin_uses == 0) {
+    const auto t = clock_type::now();
+    progress_bar bar("count", total_bytes, !o.quiet);
+    std::uint64_t bytes_before = 0;
+    for (const auto& path : inputs) {
+      line_reader reader(path);
+      capacity += count_lines(reader);
+      bytes_before += reader.bytes_read();
+      bar.update(bytes_before, capacity);
+    }
+    times.count = seconds_since(t);
+  } else {
+    spool.emplace();
+    progress_bar bar("read", total_bytes, !o.quiet);
+    keys = read_all(inputs, hasher, bar,
+                    [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) { spool->push(hashes); });
+    capacity = keys;
+  }
+
+  // The formulas need n >= 1; an empty input gives an empty filter sized for one key.
+  any_filter filter = entry.make(std::max<std::uint64_t>(capacity, 1), o.fpr, spec);
+
+  // ---- fill it ---------------------------------------------------------------
+  std::visit(
+      [&](auto& f) {
+        auto insert = [&](std::span<const std::uint64_t> hashes) {
+          const auto t = clock_type::now();
+          insert_batch(f, hashes, o.threads);
+          times.insert += seconds_since(t);
+        };
+        if (spool) {
+          spool->replay(insert);
+        } else {
+          progress_bar bar("build", total_bytes, !o.quiet);
+          keys = read_all(inputs, hasher, bar,
+                          [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+                            insert(hashes);
+                          });
+        }
+      },
+      filter);
+
+  // ---- write it ----------------------------------------------------------------
+  const auto t_save = clock_type::now();
+  save(filter, o.output);
+  times.save = seconds_since(t_save);
+  times.total = seconds_since(start);
+
+  const filter_summary summary = summarize(filter);
+  if (keys == 0) {
+    std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
+                 o.output.c_str());
+  }
+  if (o.capacity && keys > *o.capacity) {
+    std::fprintf(stderr,
+                 "bloomkit: warning: %llu keys read but --capacity is %llu: the filter is past its design capacity; "
+                 "its estimated FPR is now %.4g%% (target %.4g%%)\n",
+                 static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
+                 100 * summary.estimated_fpr, 100 * o.fpr);
+  }
+  if (o.json) {
+    json_object line = summary_json(summary);
+    line.field("file", o.output).field("keys_read", keys);
+    std::fputs(line.line().c_str(), stdout);
+  } else if (!o.quiet) {
+    std::fprintf(stderr, "bloomkit: wrote %s: %s, %llu keys, %llu bytes, %.2f bits/key, estimated FPR %.4g%%\n",
+                 o.output.c_str(), summary.kind.c_str(), static_cast<unsigned long long>(keys),
+                 static_cast<unsigned long long>(summary.size_bytes),
+                 keys > 0 ? static_cast<double>(summary.size_bytes) * 8 / static_cast<double>(keys) : 0.0,
+                 100 * summary.estimated_fpr);
+  }
+  if (o.stats) {
+    std::fprintf(stderr,
+                 "bloomkit: stats: keys %llu, total %.3f s, count pass %.3f s, insert_many %.3f s, save %.3f s, "
+                 "read+parse+hash %.3f s\n",
+                 static_cast<unsigned long long>(keys), times.total, times.count, times.insert, times.save,
+                 times.total - times.count - times.insert - times.save);
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+void register_build(CLI::App& app, command_table& table) {
+  auto o = std::make_shared<build_options>();
+  CLI::App* sub = app.add_subcommand("build", "Build a filter file from keys, one per line, in files or stdin");
+  sub->footer(
+      "Examples:\n"
+      "  bloomkit build keys.txt -o keys.bloom --fpr 0.001\n"
+      "  seq 1 1000000 | bloomkit build --format u64 --kind split-block -o ids.bloom\n"
+      "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bloom --json\n\n"
+      "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
+      "little-endian bytes. One trailing \\r is dropped from every line (CRLF files work).\n"
+      "Without --capacity the keys are counted first (a second pass over files; stdin is\n"
+      "spooled as 8-byte hashes, in memory up to 64 MiB, then in $TMPDIR).");
+  sub->add_option("inputs", o->inputs, "key files; - or nothing reads stdin");
+  sub->add_option("-o,--output", o->output, "the filter file to write (appears only when complete)")->required();
+  sub->add_option("-k,--kind", o->kind, "filter kind: " + kind_names() + " (default blocked)");
+  sub->add_option("-p,--fpr", o->fpr, "target false-positive rate in (0, 1) (default 0.01)");
+  sub->add_option("-n,--capacity", o->capacity, "design number of keys (default: count the input)");
+  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_option("-t,--threads", o->threads, "threads for inserting (accepted; builds single-threaded for now)");
+  sub->add_option("--hash", o->hash, "hash algorithm: xxh3_64 or xxh64 (default: xxh64 for split-block, else xxh3_64)");
+  sub->add_option("--seed", o->seed, "hash seed (default 0)");
+  sub->add_flag("--json", o->json, "print a summary of the filter as one JSON object on stdout");
+  sub->add_flag("-q,--quiet", o->quiet, "no progress bar, no summary line");
+  sub->add_flag("--stats", o->stats, "print where the time went (count, insert_many, save, the rest) on stderr");
+  table.emplace_back(sub, [o] { return run_build(*o); });
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,103 @@
+// tools/bloomkit/filter_summary.hpp - what `info` and `build --json` report
+// about a filter, gathered the same way for every kind.
+//
+// Each field is read through the filter's public accessors when the kind has
+// them (checked with requires-expressions), so a kind added later shows up
+// with whatever it offers and null for the rest (e.g. k for a binary fuse
+// filter) without a change here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "bloomkit/file_format.hpp"
+#include "json_out.hpp"
+
+namespace bloomkit::cli {
+
+struct filter_summary {
+  std::string kind;                     ///< to_string(filter_kind), e.g. "blocked_bloom"
+  std::optional<std::uint64_t> bits;    ///< bits of the filter's bit array, if it has one
+  std::optional<std::uint64_t> k;       ///< probes per key, where that applies
+  std::optional<std::uint64_t> blocks;  ///< blocks, for blocked layouts
+  hash_spec hash{};
+  std::uint64_t capacity = 0;
+  double target_fpr = 0;
+  std::uint64_t inserted = 0;
+  std::uint64_t size_bytes = 0;
+  std::optional<double> fill_ratio;
+  double estimated_cardinality = 0;  ///< may be +infinity (every bit set)
+  double estimated_fpr = 0;
+  double design_fpr = 0;
+  bool saturated = false;
+
+  /// bits / capacity (the definition); size_bytes * 8 / capacity for
+  /// a kind without a bit count.
+  [[nodiscard]] double bits_per_key() const noexcept {
+    const double b = bits ? static_cast<double>(*bits) : static_cast<double>(size_bytes) * 8.0;
+    return capacity > 0 ? b / static_cast<double>(capacity) : 0.0;
+  }
+};
+
+/// The summary of one filter or view of kind `kind`.
+template <class F>
+filter_summary summarize_one(const F& f, filter_kind kind) {
+  filter_summary s;
+  s.kind = std::string(to_string(kind));
+  if constexpr (requires { f.bit_count(); }) s.bits = static_cast<std::uint64_t>(f.bit_count());
+  if constexpr (requires { f.num_hashes(); }) s.k = static_cast<std::uint64_t>(f.num_hashes());
+  if constexpr (requires { f.num_blocks(); }) s.blocks = static_cast<std::uint64_t>(f.num_blocks());
+  if constexpr (requires { f.hash(); }) {
+    s.hash = f.hash();
+  } else {
+    s.hash = f.params().hash;
+  }
+  s.capacity = f.capacity();
+  s.target_fpr = f.target_fpr();
+  s.inserted = f.inserted();
+  s.size_bytes = f.size_in_bytes();
+  if constexpr (requires { f.fill_ratio(); }) s.fill_ratio = f.fill_ratio();
+  s.estimated_cardinality = f.estimated_cardinality();
+  s.estimated_fpr = f.estimated_fpr();
+  s.design_fpr = f.design_fpr();
+  s.saturated = f.saturated();
+  return s;
+}
+
+inline filter_summary summarize(const any_filter& filter) {
+  return std::visit([&](const auto& f) { return summarize_one(f, kind_of(filter)); }, filter);
+}
+inline filter_summary summarize(const any_filter_view& filter) {
+  return std::visit([&](const auto& f) { return summarize_one(f, kind_of(filter)); }, filter);
+}
+
+/// The JSON fields of a summary, in the documented order (README.md,
+/// "Command-line tool"): kind, bits, k, blocks, hash, seed, capacity,
+/// target_fpr, inserted, size_bytes, bits_per_key, fill_ratio,
+/// estimated_cardinality, estimated_fpr, design_fpr, saturated. Callers
+/// may append more fields.
+inline json_object summary_json(const filter_summary& s) {
+  json_object o;
+  o.field("kind", s.kind)
+      .field("bits", s.bits)
+      .field("k", s.k)
+      .field("blocks", s.blocks)
+      .field("hash", to_string(s.hash.algorithm))
+      .field("seed", s.hash.seed)
+      .field("capacity", s.capacity)
+      .field("target_fpr", s.target_fpr)
+      .field("inserted", s.inserted)
+      .field("size_bytes", s.size_bytes)
+      .field("bits_per_key", s.bits_per_key())
+      .field("fill_ratio", s.fill_ratio)
+      .field("estimated_cardinality", s.estimated_cardinality)
+      .field("estimated_fpr", s.estimated_fpr)
+      .field("design_fpr", s.design_fpr)
+      .field("saturated", s.saturated);
+  return o;
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,149 @@
+// tools/bloomkit/info.cpp - `bloomkit info FILE [--json]`: what a filter file
+// holds and how full it is.
+//
+// inspect() reads the header and checks both checksums without throwing on a
+// mismatch, so a damaged file is still described (with its checksum flagged
+// and exit code 2); a file too broken to parse is a plain error (exit 2).
+// The statistics (fill ratio, estimated cardinality and FPR, saturation) come
+// from a zero-copy view of the mapped file.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "bloomkit/file_format.hpp"
+#include "commands.hpp"
+#include "filter_summary.hpp"
+#include "json_out.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct info_options {
+  std::string file;
+  bool json = false;
+};
+
+std::string format_double(double x) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+std::string percent(double p) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.4g%%", 100 * p);
+  return buffer;
+}
+
+void row(const char* name, const std::string& value) { std::printf("%-22s %s\n", name, value.c_str()); }
+
+/// The plain-words verdict on saturation (also used by the tests).
+std::string saturation_words(const filter_summary& s) {
+  if (!s.saturated) return "no";
+  return "YES: this filter holds more keys than it was sized for (" + std::to_string(s.inserted) +
+         " inserted, capacity " + std::to_string(s.capacity) + "); it now answers \"maybe\" for about " +
+         percent(s.estimated_fpr) + " of absent keys instead of the designed " + percent(s.target_fpr) +
+         ". Rebuild it with a larger --capacity.";
+}
+
+std::string hash_words(hash_spec h) {
+  return std::string(to_string(h.algorithm)) + ", seed " + std::to_string(h.seed);
+}
+
+std::string checksum_words(const file_info& info) {
+  if (info.checksum_ok) return "ok";
+  std::string which = !info.header_checksum_ok && !info.payload_checksum_ok ? "header and payload"
+                      : !info.header_checksum_ok                             ? "header"
+                                                                             : "payload";
+  return "MISMATCH in the " + which + ": the file was damaged or altered after it was written; do not trust it";
+}
+
+int run_info(const info_options& o) {
+  const file_info info = inspect(std::filesystem::path(o.file));
+
+  std::optional<filter_summary> summary;
+  if (info.checksum_ok) {
+    // inspect() has verified the payload checksum; skip the second pass.
+    const mapped_filter mapped = open_mapped(o.file, payload_check::skip);
+    summary = summarize(mapped.filter);
+  }
+
+  if (o.json) {
+    json_object line;
+    if (summary) {
+      line = summary_json(*summary);
+    } else {
+      // Header facts only: the statistics of a damaged payload mean nothing.
+      line.field("kind", to_string(info.kind))
+          .field("hash", to_string(info.hash.algorithm))
+          .field("seed", info.hash.seed)
+          .field("capacity", info.capacity)
+          .field("target_fpr", info.target_fpr)
+          .field("inserted", info.inserted);
+    }
+    line.field("file", o.file)
+        .field("format_version", info.version)
+        .field("file_bytes", info.file_bytes)
+        .field("checksum_ok", info.checksum_ok);
+    std::fputs(line.line().c_str(), stdout);
+  } else {
+    row("file", o.file);
+    row("kind", std::string(to_string(info.kind)));
+    row("format version", std::to_string(info.version));
+    row("hash", hash_words(info.hash));
+    for (const auto& p : info.params) {
+      const std::string value = std::holds_alternative<std::uint64_t>(p.value)
+                                    ? std::to_string(std::get<std::uint64_t>(p.value))
+                                    : format_double(std::get<double>(p.value));
+      row(p.name.c_str(), value);
+    }
+    row("capacity", std::to_string(info.capacity) + " keys");
+    row("target FPR", percent(info.target_fpr));
+    row("inserted", std::to_string(info.inserted) + " (insert calls, duplicates included)");
+    row("file size", std::to_string(info.file_bytes) + " bytes (payload " + std::to_string(info.payload_bytes) + ")");
+    if (summary) {
+      row("bits per key", format_double(summary->bits_per_key()) + " (at capacity)");
+      if (summary->fill_ratio) row("fill ratio", percent(*summary->fill_ratio) + " of bits set");
+      row("est. cardinality", std::isfinite(summary->estimated_cardinality)
+                                  ? format_double(summary->estimated_cardinality) + " distinct keys"
+                                  : std::string("unknown (every bit is set)"));
+      row("estimated FPR", percent(summary->estimated_fpr) + " (for the bits set now)");
+      row("design FPR", percent(summary->design_fpr) + " (at capacity)");
+      row("saturated", saturation_words(*summary));
+    }
+    row("checksum", checksum_words(info));
+  }
+  if (!info.checksum_ok) {
+    std::fprintf(stderr, "bloomkit: %s: checksum mismatch in the %s\n", o.file.c_str(),
+                 !info.header_checksum_ok ? "header" : "payload");
+    return exit_data;
+  }
+  if (summary && summary->saturated && o.json) {
+    std::fprintf(stderr, "bloomkit: warning: %s is saturated: %s\n", o.file.c_str(),
+                 saturation_words(*summary).c_str() + 5);
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+void register_info(CLI::App& app, command_table& table) {
+  auto o = std::make_shared<info_options>();
+  CLI::App* sub = app.add_subcommand("info", "Describe a filter file: kind, parameters, fill, FPR now, saturation");
+  sub->footer(
+      "Examples:\n"
+      "  bloomkit info keys.bloom\n"
+      "  bloomkit info keys.bloom --json | jq .estimated_fpr\n\n"
+      "Exit code 2 when the file is damaged (the checksum does not match) or cannot be read.");
+  sub->add_option("file", o->file, "the filter file")->required();
+  sub->add_flag("--json", o->json, "one JSON object (fields listed in README.md)");
+  table.emplace_back(sub, [o] { return run_info(*o); });
+}
+
+}  // namespace bloomkit::cli

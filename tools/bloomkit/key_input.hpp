@@ -1,0 +1,192 @@
+// tools/bloomkit/key_input.hpp - reading keys, one per line, fast.
+//
+// The CLI's keys come from files or stdin, one key per line, in one of three
+// formats (--format):
+//   text  the line's bytes, without the '\n'
+//   hex   the line is an even number of hex digits (either case); the key is
+//         the bytes they spell ("" is the empty key)
+//   u64   the line is a decimal integer in [0, 2^64 - 1]; the key is that
+//         uint64_t, hashed as its 8 little-endian bytes (hash.hpp)
+//
+// Line ends: '\n' ends a line. In every format ONE '\r' right before the
+// '\n' (or before the end of the input) is removed, so files written with
+// CRLF line ends give the same keys as with LF. A key that really ends in
+// '\r' therefore cannot be given in text mode; use hex mode for it. A final
+// line without '\n' is a key; a '\n' at the very end does not start another.
+// Empty lines are keys too (the empty string in text and hex mode; an error
+// in u64 mode), so the number of keys is the number of lines.
+//
+// Speed: input is read with read(2) into one 1 MiB buffer that is reused
+// for the whole run (no iostreams, no allocation per key); lines are found
+// with memchr and handed out as string_views into that buffer. A line longer
+// than the buffer grows it, up to max_line_bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit::cli {
+
+/// The three key formats of --format.
+enum class key_format { text, hex, u64 };
+
+/// "text", "hex" or "u64".
+std::string_view to_string(key_format format) noexcept;
+
+/// Parses a --format value; throws usage_error for anything else.
+key_format parse_key_format(std::string_view name);
+
+/// The longest line (key) the reader accepts: 16 MiB.
+inline constexpr std::size_t max_line_bytes = std::size_t{16} << 20;
+
+/// Reads one input (a file, or stdin for "-") and hands out runs of whole
+/// lines. Not copyable; closes the file when destroyed.
+class line_reader {
+ public:
+  /// Opens `path` ("-" is stdin). Throws bloomkit::error(errc::io) naming
+  /// the file when it cannot be opened or is a directory.
+  explicit line_reader(std::string path);
+  ~line_reader();
+  line_reader(const line_reader&) = delete;
+  line_reader& operator=(const line_reader&) = delete;
+
+  /// The next run of complete lines, each ending in '\n' except possibly the
+  /// last line of the input. Empty when the input is exhausted. The view is
+  /// valid until the next call. Throws errc::io on a read error and
+  /// errc::invalid_argument for a line longer than max_line_bytes.
+  std::string_view next_chunk();
+
+  /// The name used in messages: the path, or "<stdin>".
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// Bytes consumed so far.
+  [[nodiscard]] std::uint64_t bytes_read() const noexcept { return bytes_read_; }
+  /// The input's size in bytes if it is a regular file, else 0.
+  [[nodiscard]] std::uint64_t size_hint() const noexcept { return size_hint_; }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  bool eof_ = false;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;  // start of the bytes not yet handed out
+  std::size_t end_ = 0;    // end of the bytes read into buffer_
+  std::uint64_t bytes_read_ = 0;
+  std::uint64_t size_hint_ = 0;
+};
+
+/// Removes one trailing '\r' (see the CRLF rule above).
+constexpr std::string_view strip_cr(std::string_view line) noexcept {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+/// Parses `line` (already without '\n' and '\r') as a decimal u64. Returns
+/// false for an empty line, a non-digit, or a value above 2^64 - 1.
+bool parse_u64(std::string_view line, std::uint64_t& value) noexcept;
+
+/// Decodes an even-length hex string into `out` (cleared first). Returns
+/// false for an odd length or a non-hex digit.
+bool parse_hex(std::string_view line, std::string& out);
+
+/// Turns lines into key hashes for one format and hash_spec, reusing one
+/// scratch buffer (no allocation per key in steady state).
+class key_hasher {
+ public:
+  key_hasher(key_format format, hash_spec spec) : format_(format), spec_(spec) {}
+
+  /// Hashes one line (without its '\n', and with strip_cr already applied).
+  /// Returns false, and leaves a reason in why(), when the line is not a key
+  /// of this format.
+  bool hash(std::string_view line, std::uint64_t& out);
+
+  /// Why the last hash() failed, e.g. "odd number of hex digits".
+  [[nodiscard]] const char* why() const noexcept { return why_; }
+  [[nodiscard]] key_format format() const noexcept { return format_; }
+  [[nodiscard]] hash_spec spec() const noexcept { return spec_; }
+
+ private:
+  key_format format_;
+  hash_spec spec_;
+  std::string scratch_;
+  const char* why_ = "";
+};
+
+/// Counts the keys of one input without parsing them: its lines, as defined
+/// above. Used for the first pass of `build` when --capacity is not given.
+std::uint64_t count_lines(line_reader& reader);
+
+/// `line` in double quotes for a message: at most 40 bytes, then "...";
+/// quotes, backslashes and non-printable bytes escaped (\xNN).
+std::string quote_for_message(std::string_view line);
+
+/// Says "FILE:LINE: what (got "...")" with the offending line shortened and
+/// its non-printable bytes escaped, for error messages.
+std::string describe_bad_key(std::string_view source, std::uint64_t line_number, std::string_view what,
+                             std::string_view line);
+
+/// Walks every key of several inputs in batches: for each batch calls
+/// `sink(std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines)`
+/// where lines[i] is the key as written (without '\n' and trailing '\r'),
+/// valid only during the call. Inputs are read in order; a key that does
+/// not parse throws bloomkit::error(errc::invalid_argument) naming the input
+/// and its line. `on_progress(bytes_done_in_this_input, keys_so_far)` is
+/// called after each batch.
+template <class Sink, class Progress>
+std::uint64_t for_each_key_batch(line_reader& reader, key_hasher& hasher, Sink&& sink, Progress&& on_progress,
+                                 std::uint64_t keys_before = 0);
+
+/// The batch size of for_each_key_batch: enough keys that insert_many can
+/// prefetch well ahead, few enough that the hashes stay in L1.
+inline constexpr std::size_t key_batch_size = 2048;
+
+// ---- implementation of the template --------------------------------------------
+
+template <class Sink, class Progress>
+std::uint64_t for_each_key_batch(line_reader& reader, key_hasher& hasher, Sink&& sink, Progress&& on_progress,
+                                 std::uint64_t keys_before) {
+  std::uint64_t hashes[key_batch_size];
+  std::string_view lines[key_batch_size];
+  std::size_t n = 0;
+  std::uint64_t line_number = 0;
+  std::uint64_t keys = keys_before;
+  for (std::string_view chunk = reader.next_chunk(); !chunk.empty(); chunk = reader.next_chunk()) {
+    const char* p = chunk.data();
+    const char* const end = p + chunk.size();
+    while (p < end) {
+      const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+      const char* line_end = nl != nullptr ? nl : end;
+      const std::string_view line = strip_cr(std::string_view(p, static_cast<std::size_t>(line_end - p)));
+      ++line_number;
+      if (!hasher.hash(line, hashes[n])) {
+        throw error(errc::invalid_argument, describe_bad_key(reader.name(), line_number, hasher.why(), line));
+      }
+      lines[n] = line;
+      if (++n == key_batch_size) {
+        sink(std::span<const std::uint64_t>(hashes, n), std::span<const std::string_view>(lines, n));
+        keys += n;
+        n = 0;
+        on_progress(reader.bytes_read(), keys);
+      }
+      p = line_end + 1;
+    }
+    // The views in lines[] point into this chunk: flush before reading on.
+    if (n != 0) {
+      sink(std::span<const std::uint64_t>(hashes, n), std::span<const std::string_view>(lines, n));
+      keys += n;
+      n = 0;
+    }
+    on_progress(reader.bytes_read(), keys);
+  }
+  return keys - keys_before;
+}
+
+}  // namespace bloomkit::cli

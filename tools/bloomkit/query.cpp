@@ -1,0 +1,199 @@
+// tools/bloomkit/query.cpp - `bloomkit query FILE [KEY...]`: ask a filter
+// about keys given as arguments, in files (--input) or on stdin.
+//
+// The filter file is mapped and viewed in place (file_format's open_mapped):
+// no copy, and the payload checksum is verified once before the first answer.
+// Keys are hashed in batches and answered with may_contain_many, which
+// prefetches a window ahead; output goes through one 1 MiB buffer.
+//
+// Output, one line per key in input order:
+//   plain   KEY<TAB>maybe | KEY<TAB>absent     (KEY as written, without '\r')
+//   --json  {"key":"...","maybe":true}         (u64 keys print as JSON numbers;
+//           a text key that is not valid UTF-8 gets U+FFFD in "key" and its
+//           exact bytes in "key_hex")
+//   --count the number of "maybe" answers only
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/file_format.hpp"
+#include "commands.hpp"
+#include "json_out.hpp"
+#include "key_input.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct query_options {
+  std::string file;
+  std::vector<std::string> keys;
+  std::vector<std::string> inputs;
+  std::string format = "text";
+  bool count = false;
+  bool json = false;
+};
+
+/// Buffered stdout: one fwrite per MiB.
+class output_buffer {
+ public:
+  output_buffer() { text_.reserve(capacity + 4096); }
+  output_buffer(const output_buffer&) = delete;
+  output_buffer& operator=(const output_buffer&) = delete;
+  ~output_buffer() {
+    if (!text_.empty()) (void)std::fwrite(text_.data(), 1, text_.size(), stdout);
+  }
+  std::string& text() noexcept { return text_; }
+  void maybe_flush() {
+    if (text_.size() >= capacity) flush();
+  }
+  void flush() {
+    if (!text_.empty() && std::fwrite(text_.data(), 1, text_.size(), stdout) != text_.size()) {
+      throw error(errc::io, "cannot write the answers to stdout");
+    }
+    text_.clear();
+  }
+
+ private:
+  static constexpr std::size_t capacity = std::size_t{1} << 20;
+  std::string text_;
+};
+
+void append_hex(std::string& out, std::string_view bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+}
+
+/// Writes the answers for one batch.
+class answer_writer {
+ public:
+  answer_writer(const query_options& o, key_format format) : o_(o), format_(format) {}
+
+  void write(std::span<const std::string_view> lines, const bool* maybe) {
+    if (o_.count) {
+      for (std::size_t i = 0; i < lines.size(); ++i) maybes_ += maybe[i] ? 1 : 0;
+      return;
+    }
+    std::string& out = buffer_.text();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      maybes_ += maybe[i] ? 1 : 0;
+      if (o_.json) {
+        out += "{\"key\":";
+        if (format_ == key_format::u64) {
+          std::uint64_t value = 0;
+          (void)parse_u64(lines[i], value);  // already validated when hashed
+          append_json_integer(out, value);
+        } else {
+          append_json_string(out, lines[i]);
+          if (format_ == key_format::text && !is_valid_utf8(lines[i])) {
+            out += ",\"key_hex\":\"";
+            append_hex(out, lines[i]);
+            out += '"';
+          }
+        }
+        out += maybe[i] ? ",\"maybe\":true}\n" : ",\"maybe\":false}\n";
+      } else {
+        out.append(lines[i]);
+        out += maybe[i] ? "\tmaybe\n" : "\tabsent\n";
+      }
+    }
+    buffer_.maybe_flush();
+  }
+
+  void finish() {
+    if (o_.count) {
+      buffer_.text() += std::to_string(maybes_);
+      buffer_.text() += '\n';
+    }
+    buffer_.flush();
+    if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write the answers to stdout");
+  }
+
+ private:
+  const query_options& o_;
+  key_format format_;
+  output_buffer buffer_;
+  std::uint64_t maybes_ = 0;
+};
+
+int run_query(const query_options& o) {
+  const key_format format = parse_key_format(o.format);
+  if (o.count && o.json) throw usage_error("--count and --json cannot be combined");
+  if (!o.keys.empty() && !o.inputs.empty()) throw usage_error("give keys as arguments or with --input, not both");
+  int stdin_uses = 0;
+  for (const auto& path : o.inputs) stdin_uses += path == "-" ? 1 : 0;
+  if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
+
+  const mapped_filter mapped = open_mapped(o.file);
+  answer_writer writer(o, format);
+
+  std::visit(
+      [&](const auto& filter) {
+        key_hasher hasher(format, filter.hash());
+        bool answers[key_batch_size];
+        auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
+          if constexpr (requires { filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size())); }) {
+            filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));
+          } else {
+            for (std::size_t i = 0; i < hashes.size(); ++i) answers[i] = filter.may_contain_hash(hashes[i]);
+          }
+          writer.write(lines, answers);
+        };
+        if (!o.keys.empty()) {
+          std::uint64_t hashes[key_batch_size];
+          std::string_view lines[key_batch_size];
+          std::size_t n = 0;
+          for (std::size_t i = 0; i < o.keys.size(); ++i) {
+            const std::string_view key = o.keys[i];
+            if (!hasher.hash(key, hashes[n])) {
+              throw error(errc::invalid_argument, "key " + std::to_string(i + 1) + " on the command line: " +
+                                                      hasher.why() + " (got " + quote_for_message(key) + ")");
+            }
+            lines[n] = key;
+            if (++n == key_batch_size || i + 1 == o.keys.size()) {
+              answer(std::span<const std::uint64_t>(hashes, n), std::span<const std::string_view>(lines, n));
+              n = 0;
+            }
+          }
+        } else {
+          const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+          for (const auto& path : inputs) {
+            line_reader reader(path);
+            (void)for_each_key_batch(reader, hasher, answer, [](std::uint64_t, std::uint64_t) {});
+          }
+        }
+      },
+      mapped.filter);
+  writer.finish();
+  return exit_ok;
+}
+
+}  // namespace
+
+void register_query(CLI::App& app, command_table& table) {
+  auto o = std::make_shared<query_options>();
+  CLI::App* sub = app.add_subcommand("query", "Ask a filter about keys: one line per key, KEY<TAB>maybe|absent");
+  sub->footer(
+      "Examples:\n"
+      "  bloomkit query keys.bloom alice bob\n"
+      "  bloomkit query keys.bloom < candidates.txt > answers.tsv\n"
+      "  seq 1 100 | bloomkit query ids.bloom --format u64 --count\n"
+      "  bloomkit query keys.bloom --json carol        # {\"key\":\"carol\",\"maybe\":false}\n\n"
+      "Without KEY arguments or --input, keys are read from stdin, one per line (see build --help).");
+  sub->add_option("file", o->file, "the filter file")->required();
+  sub->add_option("keys", o->keys, "keys to ask about (else --input files or stdin)");
+  sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
+  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_flag("-c,--count", o->count, "print only the number of keys answered maybe");
+  sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"maybe\": true|false}");
+  table.emplace_back(sub, [o] { return run_query(*o); });
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,143 @@
+// tools/bloomkit/set_ops.cpp - `bloomkit merge A B... -o OUT` (union) and
+// `bloomkit intersect A B... -o OUT` (intersection).
+//
+// Both need filters of one kind, one hash_spec and one shape (bits and k, or
+// blocks and k); the first difference found is named, with both values and
+// both files, and nothing is written (exit 2). The result keeps the first
+// file's capacity and target FPR, and is written atomically (file_format's
+// save), so OUT may also be one of the inputs.
+//
+// What the result means: the union of two Bloom filters is exactly the filter
+// of the union of their sets. The intersection's bits are a superset of the
+// bits of the intersection's own filter, so it has no false negatives but
+// may answer "maybe" more often than a filter built from the common keys
+// (Broder and Mitzenmacher 2004, "Network applications of Bloom filters",
+// section 2.2). inserted() of a union is the sum of the inputs' counts and
+// of an intersection their minimum, as the library defines.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/file_format.hpp"
+#include "commands.hpp"
+#include "filter_summary.hpp"
+#include "json_out.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+enum class set_op { merge, intersect };
+
+struct set_options {
+  std::vector<std::string> inputs;
+  std::string output;
+  bool json = false;
+  bool quiet = false;
+};
+
+std::string hash_words(hash_spec h) { return std::string(to_string(h.algorithm)) + " seed " + std::to_string(h.seed); }
+
+template <class F>
+hash_spec hash_of(const F& f) {
+  if constexpr (requires { f.hash(); }) {
+    return f.hash();
+  } else {
+    return f.params().hash;
+  }
+}
+
+int run_set_op(set_op op, const set_options& o) {
+  const char* verb = op == set_op::merge ? "merge" : "intersect";
+  if (o.inputs.size() < 2) throw usage_error(std::string(verb) + " needs at least two filter files");
+
+  any_filter result = load(std::filesystem::path(o.inputs[0]));
+  for (std::size_t i = 1; i < o.inputs.size(); ++i) {
+    const any_filter other = load(std::filesystem::path(o.inputs[i]));
+    const std::string prefix =
+        std::string("cannot ") + verb + " " + o.inputs[i] + " with " + o.inputs[0] + ": ";
+    if (kind_of(other) != kind_of(result)) {
+      throw error(errc::mismatch, prefix + "kinds differ (" + std::string(to_string(kind_of(result))) + " vs " +
+                                      std::string(to_string(kind_of(other))) + ")");
+    }
+    std::visit(
+        [&](auto& a) {
+          using F = std::decay_t<decltype(a)>;
+          const F& b = std::get<F>(other);
+          if (!(hash_of(a) == hash_of(b))) {
+            throw error(errc::mismatch,
+                        prefix + "hashes differ (" + hash_words(hash_of(a)) + " vs " + hash_words(hash_of(b)) + ")");
+          }
+          try {
+            if (op == set_op::merge) {
+              if constexpr (requires { a.merge(b); }) {
+                a.merge(b);
+              } else {
+                throw error(errc::unsupported, std::string(to_string(kind_of(result))) + " filters cannot be merged");
+              }
+            } else {
+              if constexpr (requires { a.intersect(b); }) {
+                a.intersect(b);
+              } else {
+                throw error(errc::unsupported,
+                            std::string(to_string(kind_of(result))) + " filters cannot be intersected");
+              }
+            }
+          } catch (const error& e) {
+            // The library names the differing parameter; add the files.
+            throw error(e.code(), prefix + e.what());
+          }
+        },
+        result);
+  }
+
+  save(result, o.output);
+  const filter_summary summary = summarize(result);
+  if (o.json) {
+    json_object line = summary_json(summary);
+    line.field("file", o.output);
+    std::fputs(line.line().c_str(), stdout);
+  } else if (!o.quiet) {
+    std::fprintf(stderr, "bloomkit: wrote %s: %s of %zu filters, %llu inserted, estimated FPR %.4g%%\n",
+                 o.output.c_str(), op == set_op::merge ? "union" : "intersection", o.inputs.size(),
+                 static_cast<unsigned long long>(summary.inserted), 100 * summary.estimated_fpr);
+  }
+  if (summary.saturated) {
+    std::fprintf(stderr,
+                 "bloomkit: warning: %s is past its design capacity (%llu inserted, capacity %llu); "
+                 "estimated FPR %.4g%% vs target %.4g%%\n",
+                 o.output.c_str(), static_cast<unsigned long long>(summary.inserted),
+                 static_cast<unsigned long long>(summary.capacity), 100 * summary.estimated_fpr,
+                 100 * summary.target_fpr);
+  }
+  return exit_ok;
+}
+
+void register_one(CLI::App& app, command_table& table, set_op op) {
+  auto o = std::make_shared<set_options>();
+  const bool merge = op == set_op::merge;
+  CLI::App* sub = app.add_subcommand(merge ? "merge" : "intersect",
+                                     merge ? "Union of filters of one kind, hash and size (bitwise OR)"
+                                           : "Intersection of filters of one kind, hash and size (bitwise AND)");
+  sub->footer(merge ? "Example:\n  bloomkit merge monday.bloom tuesday.bloom -o week.bloom\n\n"
+                      "Refuses (exit 2) filters whose kind, hash or parameters differ, naming the difference."
+                    : "Example:\n  bloomkit intersect a.bloom b.bloom -o both.bloom\n\n"
+                      "Refuses (exit 2) filters whose kind, hash or parameters differ, naming the difference.\n"
+                      "The result may answer maybe more often than a filter built from the common keys.");
+  sub->add_option("inputs", o->inputs, "two or more filter files")->required();
+  sub->add_option("-o,--output", o->output, "the filter file to write (appears only when complete)")->required();
+  sub->add_flag("--json", o->json, "print a summary of the result as one JSON object on stdout");
+  sub->add_flag("-q,--quiet", o->quiet, "no summary line");
+  table.emplace_back(sub, [op, o] { return run_set_op(op, *o); });
+}
+
+}  // namespace
+
+void register_set_ops(CLI::App& app, command_table& table) {
+  register_one(app, table, set_op::merge);
+  register_one(app, table, set_op::intersect);
+}
+
+}  // namespace bloomkit::cli
