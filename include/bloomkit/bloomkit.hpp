@@ -7,3 +7,5 @@
 #include "bloomkit/standard_bloom.hpp"
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/binary_fuse.hpp"
+#include "bloomkit/ribbon.hpp"

@@ -1,0 +1,419 @@
+// bloomkit/ribbon.hpp - the standard Ribbon filter (Dillinger and Walzer
+// 2021, "Ribbon filter: practically smaller than Bloom and Xor").
+//
+// Design: standard (not homogeneous) Ribbon, ribbon width w = 128, r result
+// bits per key with r any of 1..16, so the false-positive rate is exactly
+// 2^-r. A static filter: built once from the whole key set, then queried.
+//
+//   The algebra (over GF(2)). Each key x gives, from its seeded hash:
+//     s(x)  start slot, uniform in [0, m - w]
+//     c(x)  w-bit coefficient row with c_0 = 1  (so the row has a pivot at s)
+//     f(x)  r-bit fingerprint ("result")
+//   and the filter stores an m x r bit matrix Z solving, for every key,
+//
+//        f(x) = c(x)^T . Z[s(x) .. s(x)+w-1, 0 .. r-1]
+//
+//   Stacking the keys' rows gives a banded system, each row w wide:
+//
+//        slot:  0 1 2 3 4 5 6 7 8 9 ...                  m-1
+//             +-----------------------------------------------+   +---+   +------+
+//   key a     | 1 c c c c c c c                               |   |z_0|   | f(a) |
+//   key b     |     1 c c c c c c c                           |   |z_1|   | f(b) |
+//   key c     |         1 c c c c c c c                       | . | : | = |  :   |
+//   key d     |               1 c c c c c c c                 |   | : |   |  :   |
+//             +-----------------------------------------------+   +---+   +------+
+//             m slots, about n (1 + eps); each z_i is an r-bit row of Z
+//
+//   Banding (on-the-fly Gaussian elimination, §2 of the paper): keep one
+//   stored row per slot. Insert (s, c, f): if slot s is empty, store the row
+//   there. Otherwise XOR the stored row into it (c ^= C[s], f ^= F[s]); c's
+//   bit 0 cancels, so shift c right past its trailing zeros and move s up by
+//   as many. c = 0 with f = 0 means the key was redundant (a duplicate); c = 0
+//   with f != 0 means the system is inconsistent: retry with a new seed.
+//   Rows never leave the band [s, s + w), so no slot index passes m - 1.
+//
+//   Back substitution from slot m-1 down: z_i = F[i] ^ parity(C[i] & z_(i+1..))
+//   per result bit, with free (empty) slots set to 0. A query recomputes the
+//   parity of c(x) & Z over its band and compares with f(x). For a key not in
+//   the set, f(x) is independent of the band, so it matches with probability
+//   exactly 2^-r (Dillinger and Walzer §2.2; homogeneous Ribbon would
+//   avoid construction failure but pay a little FPR for it).
+//
+// Why standard, w = 128: with w = 128 the space overhead eps that banding
+// needs stays near 2-5 % for 10^4..10^8 keys, where w = 64 needs about twice
+// as much (the paper's Figure 4: overhead ~ log(n)/w). A 128-bit row is two
+// 64-bit words, so queries stay simple. Construction failures are rare at
+// the chosen eps and cost a retry. docs/STATIC.md has the measured overhead.
+//
+// Storage: "interleaved column-major" (the paper's §4): slots are grouped in
+// 64-slot blocks; block b stores r 64-bit words, word j holding result bit j
+// of its 64 slots. A query's 128-slot band touches three consecutive blocks
+// (3r words, contiguous), and one padding block at the end keeps that read in
+// bounds. Payload: (m / 64 + 1) * r words.
+//
+// Construction memory, n keys, m slots (about 1.05 n):
+//   8n  remixed hashes, sorted by start (see detail/static_build.hpp)
+//   18m one 128-bit row and a 16-bit result per slot
+//   + the result, m r / 8 bytes. About 27 n bytes: 2.7 GB for 10^8 keys.
+//
+// Reaching 1.02x of log2(1/p): Bumped Ribbon Retrieval (Dillinger, Hübschle-
+// Schneider, Sanders and Walzer 2022) bumps the keys of overloaded buckets to
+// a second layer and reaches ~1 % overhead at w = 64; not implemented here.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/block_filter.hpp"  // detail::trusted
+#include "bloomkit/detail/static_build.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit {
+
+/// The parameters that fix a Ribbon filter's layout and meaning (all a file
+/// format must store beside the solution words).
+struct ribbon_params {
+  std::uint32_t result_bits = 8;  ///< r in [1, 16]: false-positive rate 2^-r
+  std::uint64_t slots = 0;        ///< m: a multiple of 64, >= 128; 0 only for an empty filter
+  std::uint64_t seed = 0;         ///< seed of the successful construction attempt
+  std::uint64_t keys = 0;         ///< keys stored, duplicates not counted (0 = empty: rejects everything)
+  hash_spec hash{};               ///< hash used for keys
+
+  /// 64-bit solution words: (m / 64 + 1) * r, or 0 when empty.
+  [[nodiscard]] constexpr std::uint64_t word_count() const noexcept {
+    return slots == 0 ? 0 : (slots / 64 + 1) * result_bits;
+  }
+
+  friend bool operator==(const ribbon_params&, const ribbon_params&) = default;
+};
+
+/// How to build a Ribbon filter.
+struct ribbon_options {
+  std::uint32_t result_bits = 8;                     ///< r in [1, 16]; FPR 2^-r
+  hash_spec hash{};                                  ///< hash for keys (default XXH3-64, seed 0)
+  std::uint64_t seed = detail::default_static_seed;  ///< first construction seed
+  std::uint32_t max_attempts = 32;                   ///< seeds to try before errc::construction_failed (>= 1)
+  double size_factor = 0.0;  ///< slots per key (m / n); 0 picks ribbon_size_factor(n). Below 1 always fails.
+};
+
+/// Slots per key the builder uses for n keys at w = 128 when the caller does
+/// not choose: small enough for the space goal, large enough that one seed
+/// succeeds with probability above ~90 % (measured; docs/STATIC.md).
+inline double ribbon_size_factor(std::uint64_t n) noexcept {
+  // Banding fails when some stretch of slots is overloaded; the excess needed
+  // grows like log(n) / w (Dillinger and Walzer, §3). Fit to measured success
+  // rates of one seed: eps = 0.012 + 0.0025 ln n gives 3.5 % at 10^4, 4.7 %
+  // at 10^6, 5.8 % at 10^8.
+  const double ln_n = std::log(static_cast<double>(std::max<std::uint64_t>(n, 2)));
+  return 1.012 + 0.0025 * ln_n;
+}
+
+namespace detail {
+
+inline constexpr std::uint32_t ribbon_width = 128;
+
+/// One key's row: start slot, 128-bit coefficient (bit 0 set), r-bit result.
+struct ribbon_row {
+  std::uint64_t start;
+  std::uint64_t lo, hi;
+  std::uint32_t result;
+};
+
+/// The row of seeded hash x in a filter of `slots` slots with r result bits.
+/// Start from x's high bits, result from its low bits, the coefficient from
+/// a second bijective mix of x so the three are independent in practice.
+constexpr ribbon_row ribbon_row_of(std::uint64_t x, std::uint64_t slots, std::uint32_t result_bits) noexcept {
+  const std::uint64_t t = mix64(x ^ 0x5851f42d4c957f2dULL);
+  const uint128 c = static_cast<uint128>(t) * 0x9e3779b97f4a7c15ULL;
+  return ribbon_row{reduce64(x, slots - ribbon_width + 1), static_cast<std::uint64_t>(c) | 1,
+                    static_cast<std::uint64_t>(c >> 64),
+                    static_cast<std::uint32_t>(x & ((std::uint32_t{1} << result_bits) - 1))};
+}
+
+/// parity(window & coefficient) for each result bit, where window = Z's 128
+/// slots from `start`: one bit per result column j, gathered into an integer.
+inline std::uint32_t ribbon_evaluate(const std::uint64_t* words, std::uint32_t result_bits, std::uint64_t start,
+                                     std::uint64_t lo, std::uint64_t hi) noexcept {
+  const std::uint64_t* base = words + (start / 64) * result_bits;
+  const unsigned e = static_cast<unsigned>(start % 64);
+  std::uint32_t out = 0;
+  for (std::uint32_t j = 0; j < result_bits; ++j) {
+    const std::uint64_t a = base[j], b = base[result_bits + j], c = base[2 * result_bits + j];
+    // (b << 1) << (63 - e) is b << (64 - e) without the undefined shift by 64.
+    const std::uint64_t window_lo = (a >> e) | ((b << 1) << (63 - e));
+    const std::uint64_t window_hi = (b >> e) | ((c << 1) << (63 - e));
+    out |= static_cast<std::uint32_t>(std::popcount((window_lo & lo) ^ (window_hi & hi)) & 1) << j;
+  }
+  return out;
+}
+
+inline void validate(const ribbon_params& p) {
+  require(p.result_bits >= 1 && p.result_bits <= 16, errc::invalid_argument,
+          "ribbon: result_bits must be in [1, 16], got " + std::to_string(p.result_bits));
+  require(is_known(p.hash.algorithm), errc::invalid_argument, "ribbon: unknown hash algorithm");
+  if (p.keys == 0) {
+    require(p.slots == 0, errc::invalid_argument, "ribbon: an empty filter has no slots");
+    return;
+  }
+  require(p.slots >= ribbon_width && p.slots % 64 == 0 && p.slots <= (std::uint64_t{1} << 40), errc::invalid_argument,
+          "ribbon: slots must be a multiple of 64 in [128, 2^40], got " + std::to_string(p.slots));
+}
+
+}  // namespace detail
+
+/// A read-only Ribbon filter over borrowed solution words (for example a
+/// memory-mapped file). Owns nothing: the words must outlive it. All query
+/// code lives here; the owning ribbon delegates to it.
+class ribbon_view {
+ public:
+  /// Views `words` with `params`. Validates the parameters and that
+  /// words.size() == params.word_count(); throws bloomkit::error
+  /// (invalid_argument for bad parameters, corrupt for a wrong length).
+  ribbon_view(const ribbon_params& params, std::span<const std::uint64_t> words) : params_(params), words_(words) {
+    detail::validate(params_);
+    detail::require(words_.size() == params_.word_count(), errc::corrupt,
+                    "ribbon: expected " + std::to_string(params_.word_count()) + " words, got " +
+                        std::to_string(words_.size()));
+  }
+
+  /// For owning filters: no validation (their invariants already hold).
+  ribbon_view(detail::trusted_t, const ribbon_params& params, std::span<const std::uint64_t> words) noexcept
+      : params_(params), words_(words) {}
+
+  /// True if the key with hash `h` may be in the set; false means certainly
+  /// not. Never false for a key the filter was built from.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    if (params_.slots == 0) return false;
+    const detail::ribbon_row row =
+        detail::ribbon_row_of(detail::seeded_hash(h, params_.seed), params_.slots, params_.result_bits);
+    return detail::ribbon_evaluate(words_.data(), params_.result_bits, row.start, row.lo, row.hi) == row.result;
+  }
+
+  /// may_contain_hash of the key's hash under this filter's hash_spec.
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, params_.hash));
+  }
+
+  /// out[i] = may_contain_hash(hashes[i]). Computes the band of a window of
+  /// hashes ahead and prefetches its words, so cache misses overlap. Throws
+  /// errc::invalid_argument if the sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    detail::require(hashes.size() == out.size(), errc::invalid_argument,
+                    "ribbon: may_contain_many needs as many outputs as hashes");
+    if (params_.slots == 0) {
+      std::fill(out.begin(), out.end(), false);
+      return;
+    }
+    constexpr std::size_t window = 8;
+    const std::size_t n = hashes.size();
+    const std::uint32_t r = params_.result_bits;
+    const auto fetch = [&](std::uint64_t h) {
+      const std::uint64_t start = reduce_start(detail::seeded_hash(h, params_.seed));
+      const std::uint64_t* base = words_.data() + (start / 64) * r;
+      // The 3r words of the band: first and last cache line (the middle ones
+      // follow from the hardware's adjacent-line prefetch when r is large).
+      detail::prefetch(base);
+      detail::prefetch(base + 3 * r - 1);
+    };
+    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hashes[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) fetch(hashes[i + window]);
+      out[i] = may_contain_hash(hashes[i]);
+    }
+  }
+
+  [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t keys() const noexcept { return params_.keys; }
+  [[nodiscard]] std::uint32_t result_bits() const noexcept { return params_.result_bits; }
+  [[nodiscard]] std::uint64_t slots() const noexcept { return params_.slots; }
+  /// The raw payload: word_count() words; block b's result column j at b * r + j.
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  /// Payload bits per stored key (0 for an empty filter).
+  [[nodiscard]] double bits_per_key() const noexcept {
+    return params_.keys == 0 ? 0.0 : 8.0 * static_cast<double>(size_in_bytes()) / static_cast<double>(params_.keys);
+  }
+  /// The false-positive rate for keys not in the set: 2^-r (0 when empty).
+  [[nodiscard]] double design_fpr() const noexcept {
+    return params_.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(params_.result_bits));
+  }
+
+ private:
+  [[nodiscard]] std::uint64_t reduce_start(std::uint64_t x) const noexcept {
+    return detail::reduce64(x, params_.slots - detail::ribbon_width + 1);
+  }
+
+  ribbon_params params_;
+  std::span<const std::uint64_t> words_;
+};
+
+/// An owning standard Ribbon filter (w = 128, r result bits). Immutable once built.
+class ribbon {
+ public:
+  using view_type = ribbon_view;
+
+  /// An empty filter (rejects every key).
+  ribbon() = default;
+
+  /// Builds a filter holding every hash in `hashes` (duplicates allowed).
+  /// Throws errc::invalid_argument for bad options (result_bits outside
+  /// [1, 16], max_attempts 0, size_factor that gives more than 2^40 slots) and
+  /// errc::construction_failed when max_attempts seeds all fail to band.
+  explicit ribbon(std::span<const std::uint64_t> hashes, const ribbon_options& options = {}) { build(hashes, options); }
+
+  /// Builds from keys, hashed with options.hash. Same contract as above.
+  template <key K>
+  static ribbon from_keys(std::span<const K> keys, const ribbon_options& options = {}) {
+    std::vector<std::uint64_t> hashes;
+    hashes.reserve(keys.size());
+    for (const auto& k : keys) hashes.push_back(hash_key(k, options.hash));
+    return ribbon(hashes, options);
+  }
+
+  /// A filter from stored parts (loading). Validates like the view does.
+  ribbon(const ribbon_params& params, std::vector<std::uint64_t> words) : params_(params), words_(std::move(words)) {
+    (void)view_type(params_, words_);
+  }
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return view().may_contain(k);
+  }
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    view().may_contain_many(hashes, out);
+  }
+
+  /// A read-only view of this filter (valid while it lives).
+  [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, words_); }
+
+  [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t keys() const noexcept { return params_.keys; }
+  [[nodiscard]] std::uint32_t result_bits() const noexcept { return params_.result_bits; }
+  [[nodiscard]] std::uint64_t slots() const noexcept { return params_.slots; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
+  [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
+  /// Construction attempts the last build needed (1 = first seed worked).
+  [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
+
+ private:
+  void build(std::span<const std::uint64_t> hashes, const ribbon_options& options) {
+    detail::require(options.result_bits >= 1 && options.result_bits <= 16, errc::invalid_argument,
+                    "ribbon: result_bits must be in [1, 16], got " + std::to_string(options.result_bits));
+    detail::require(options.max_attempts >= 1, errc::invalid_argument, "ribbon: max_attempts must be at least 1");
+    detail::require(is_known(options.hash.algorithm), errc::invalid_argument, "ribbon: unknown hash algorithm");
+    detail::require(options.size_factor == 0.0 || (options.size_factor > 0.0 && options.size_factor < 64.0),
+                    errc::invalid_argument, "ribbon: size_factor must be 0 (automatic) or in (0, 64)");
+    detail::require(hashes.size() < (std::uint64_t{1} << 38), errc::invalid_argument,
+                    "ribbon: at most 2^38 keys are supported");
+    params_ = ribbon_params{};
+    params_.result_bits = options.result_bits;
+    params_.hash = options.hash;
+    params_.seed = options.seed;
+    if (hashes.empty()) return;
+
+    const std::uint64_t n = hashes.size();
+    const double factor = options.size_factor > 0.0 ? options.size_factor : ribbon_size_factor(n);
+    auto wanted = static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) * factor));
+    wanted = std::max<std::uint64_t>(wanted, detail::ribbon_width);
+    const std::uint64_t slots = (wanted + 63) / 64 * 64;
+
+    std::vector<std::uint64_t> keys;
+    for (std::uint32_t attempt = 0; attempt < options.max_attempts; ++attempt) {
+      const std::uint64_t seed = detail::attempt_seed(options.seed, attempt);
+      attempts_ = attempt + 1;
+      detail::remix_in_bucket_order(hashes, seed, keys);
+      if (band_and_solve(keys, slots, options.result_bits)) {
+        params_.slots = slots;
+        params_.seed = seed;
+        return;
+      }
+    }
+    throw error(errc::construction_failed, "ribbon: construction failed after " +
+                                               std::to_string(options.max_attempts) + " seeds for " +
+                                               std::to_string(n) + " keys in " + std::to_string(slots) + " slots");
+  }
+
+  /// One attempt: bands every key (sorted by start) into `slots` rows, then
+  /// back-substitutes into words_. False if the system is inconsistent.
+  bool band_and_solve(std::span<const std::uint64_t> keys, std::uint64_t slots, std::uint32_t r) {
+    std::vector<std::uint64_t> lo(slots, 0), hi(slots, 0);
+    std::vector<std::uint16_t> result(slots, 0);
+    std::uint64_t redundant = 0;
+    for (const std::uint64_t x : keys) {
+      detail::ribbon_row row = detail::ribbon_row_of(x, slots, r);
+      std::uint64_t s = row.start;
+      std::uint64_t c_lo = row.lo, c_hi = row.hi;
+      std::uint32_t f = row.result;
+      for (;;) {
+        if (lo[s] == 0) {  // empty: stored rows always have bit 0 set
+          lo[s] = c_lo;
+          hi[s] = c_hi;
+          result[s] = static_cast<std::uint16_t>(f);
+          break;
+        }
+        c_lo ^= lo[s];
+        c_hi ^= hi[s];
+        f ^= result[s];
+        if (c_lo == 0 && c_hi == 0) {
+          if (f != 0) return false;  // inconsistent: this seed cannot hold the set
+          ++redundant;               // an equal row (a duplicate key): nothing to store
+          break;
+        }
+        // Bit 0 cancelled; move the pivot to the next set bit.
+        if (c_lo == 0) {
+          s += 64;
+          c_lo = c_hi;
+          c_hi = 0;
+        }
+        const int shift = std::countr_zero(c_lo);
+        s += static_cast<std::uint64_t>(shift);
+        c_lo = (c_lo >> shift) | ((c_hi << 1) << (63 - shift));
+        c_hi >>= shift;
+      }
+    }
+
+    // Back substitution, last slot first. state[j] holds z_j for the 128
+    // slots from the current one: bit k = z_j[i + k].
+    std::vector<std::uint64_t> words((slots / 64 + 1) * r, 0);
+    std::array<detail::uint128, 16> state{};
+    for (std::uint64_t i = slots; i-- > 0;) {
+      const detail::uint128 c = (static_cast<detail::uint128>(hi[i]) << 64) | lo[i];
+      for (std::uint32_t j = 0; j < r; ++j) {
+        detail::uint128 st = state[j] << 1;
+        if (lo[i] != 0) {
+          const detail::uint128 m = st & c;
+          const int parity = (std::popcount(static_cast<std::uint64_t>(m)) +
+                              std::popcount(static_cast<std::uint64_t>(m >> 64)) + ((result[i] >> j) & 1)) & 1;
+          st |= static_cast<detail::uint128>(parity);
+        }
+        state[j] = st;
+      }
+      if (i % 64 == 0) {
+        for (std::uint32_t j = 0; j < r; ++j) words[(i / 64) * r + j] = static_cast<std::uint64_t>(state[j]);
+      }
+    }
+    words_ = std::move(words);
+    params_.keys = keys.size() - redundant;
+    return true;
+  }
+
+  ribbon_params params_{};
+  std::vector<std::uint64_t> words_;
+  std::uint32_t attempts_ = 0;
+};
+
+}  // namespace bloomkit
