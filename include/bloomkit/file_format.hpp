@@ -297,8 +297,12 @@ class atomic_file_writer {
     static std::atomic<unsigned> counter{0};
     for (int attempt = 0; attempt < 100; ++attempt) {
       const auto stamp = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
-      temp_ = folder / ("." + name.string() + ".tmp." + std::to_string(::getpid()) + "." +
-                        std::to_string(counter.fetch_add(1)) + "." + std::to_string(stamp % 1000000007ULL));
+      // Appended piece by piece: GCC 12's -Wrestrict misfires on "." + string&& (GCC bug 105651).
+      std::string temp_name(".");
+      temp_name += name.string();
+      temp_name += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." +
+                   std::to_string(stamp % 1000000007ULL);
+      temp_ = folder / temp_name;
       // 0666 minus the umask, as for any new file; O_EXCL never reuses a name.
       fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd_ >= 0) return;
