@@ -73,6 +73,83 @@ struct cache_line_policy {
     for (int w = 0; w < 8; ++w) missing |= mask[w] & ~block.words[w];
     return missing == 0;
   }
+  /// The key's k-bit mask as a block, as set() ORs it in. For callers that
+  /// apply the mask themselves (for example an atomic OR per word).
+  static block_type mask(std::uint64_t h, std::uint32_t k) noexcept {
+    block_type m;
+    blocked_mask_scalar(static_cast<std::uint32_t>(h), k, m.words);
+    return m;
+  }
+
+#if BLOOMKIT_X86_KERNELS
+  // SIMD kernels. The 512-bit block is seen as sixteen 32-bit lanes (the same
+  // bytes as eight little-endian 64-bit words: bit b of the block is bit
+  // b % 32 of lane b / 32). The k bit indices come from one vpmulld per eight
+  // salts and a shift. Then, for each index i < k, lane j of the mask gets
+  // 1 << (index_i - 32 j): vpsllvd yields 0 for any count outside [0, 31]
+  // (including the negative ones, which are huge unsigned counts), so only
+  // the lane holding bit index_i receives it. That is a broadcast, a
+  // subtract, a shift and an OR per bit with no scalar extraction and no
+  // branch on the data; scalar code needs about the same count of
+  // instructions but through a stack array of eight words.
+  BLOOMKIT_TARGET_AVX2 static void mask_avx2(std::uint64_t h, std::uint32_t k, __m256i& lo, __m256i& hi) noexcept {
+    const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+    const __m256i salts_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data()));
+    const __m256i salts_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data() + 8));
+    const __m256i index_lo = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_lo), 23);
+    const __m256i index_hi = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_hi), 23);
+    const __m256i lane_lo = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
+    const __m256i lane_hi = _mm256_add_epi32(lane_lo, _mm256_set1_epi32(256));
+    const __m256i one = _mm256_set1_epi32(1);
+    lo = _mm256_setzero_si256();
+    hi = _mm256_setzero_si256();
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const __m256i pick = _mm256_set1_epi32(static_cast<int>(i & 7));
+      const __m256i bit = _mm256_permutevar8x32_epi32(i < 8 ? index_lo : index_hi, pick);
+      lo = _mm256_or_si256(lo, _mm256_sllv_epi32(one, _mm256_sub_epi32(bit, lane_lo)));
+      hi = _mm256_or_si256(hi, _mm256_sllv_epi32(one, _mm256_sub_epi32(bit, lane_hi)));
+    }
+  }
+  BLOOMKIT_TARGET_AVX2 static void set_avx2(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+    __m256i lo, hi;
+    mask_avx2(h, k, lo, hi);
+    auto* p = reinterpret_cast<__m256i*>(block.words);
+    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_loadu_si256(p), lo));
+    _mm256_storeu_si256(p + 1, _mm256_or_si256(_mm256_loadu_si256(p + 1), hi));
+  }
+  BLOOMKIT_TARGET_AVX2 static bool test_avx2(const block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+    __m256i lo, hi;
+    mask_avx2(h, k, lo, hi);
+    const auto* p = reinterpret_cast<const __m256i*>(block.words);
+    return (_mm256_testc_si256(_mm256_loadu_si256(p), lo) & _mm256_testc_si256(_mm256_loadu_si256(p + 1), hi)) != 0;
+  }
+
+  // AVX-512: the whole block is one zmm; same scheme, one register. The
+  // zero-masking forms (with an all-ones mask, which compiles to the plain
+  // instruction) avoid GCC 12's false -Wmaybe-uninitialized on the unmasked
+  // intrinsics (GCC bug 105593) whatever order headers are included in.
+  BLOOMKIT_TARGET_AVX512 static __m512i mask_avx512(std::uint64_t h, std::uint32_t k) noexcept {
+    constexpr __mmask16 all = 0xffff;
+    const __m512i x = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+    const __m512i salts = _mm512_loadu_si512(blocked_salts.data());
+    const __m512i index = _mm512_maskz_srli_epi32(all, _mm512_mullo_epi32(x, salts), 23);
+    const __m512i lane = _mm512_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480);
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i m = _mm512_setzero_si512();
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const __m512i bit = _mm512_maskz_permutexvar_epi32(all, _mm512_set1_epi32(static_cast<int>(i)), index);
+      m = _mm512_or_si512(m, _mm512_maskz_sllv_epi32(all, one, _mm512_sub_epi32(bit, lane)));
+    }
+    return m;
+  }
+  BLOOMKIT_TARGET_AVX512 static void set_avx512(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+    _mm512_storeu_si512(block.words, _mm512_or_si512(_mm512_loadu_si512(block.words), mask_avx512(h, k)));
+  }
+  BLOOMKIT_TARGET_AVX512 static bool test_avx512(const block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+    const __m512i m = mask_avx512(h, k);
+    return _mm512_cmpneq_epi32_mask(_mm512_and_si512(_mm512_loadu_si512(block.words), m), m) == 0;
+  }
+#endif
   static std::uint32_t popcount(const block_type& block) noexcept {
     std::uint32_t c = 0;
     for (auto w : block.words) c += static_cast<std::uint32_t>(std::popcount(w));

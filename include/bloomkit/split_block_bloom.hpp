@@ -59,6 +59,38 @@ struct split_block_policy {
     for (int w = 0; w < 8; ++w) missing |= (std::uint32_t{1} << ((x * parquet_salts[w]) >> 27)) & ~block.words[w];
     return missing == 0;
   }
+  /// The key's eight one-bit words, as set() ORs them in. For callers that
+  /// apply the mask themselves (for example an atomic OR per word).
+  static block_type mask(std::uint64_t h, std::uint32_t /*k = 8*/) noexcept {
+    const auto x = static_cast<std::uint32_t>(h);
+    block_type m;
+    for (int w = 0; w < 8; ++w) m.words[w] = std::uint32_t{1} << ((x * parquet_salts[w]) >> 27);
+    return m;
+  }
+
+#if BLOOMKIT_X86_KERNELS
+  // AVX2 kernel: the eight words of a block are one ymm register, so a key is
+  // one vpmulld (x * salts), one shift, one vpsllvd (the mask), then one OR
+  // (set) or one vptest (test). The AVX-512 kernel uses the same code: a
+  // 256-bit block gains nothing from zmm registers. Unaligned loads, so views
+  // over any borrowed memory work; blocks are 32-byte aligned anyway.
+  BLOOMKIT_TARGET_AVX2 static __m256i mask_avx2(std::uint64_t h) noexcept {
+    const __m256i salts = _mm256_setr_epi32(
+        static_cast<int>(parquet_salts[0]), static_cast<int>(parquet_salts[1]), static_cast<int>(parquet_salts[2]),
+        static_cast<int>(parquet_salts[3]), static_cast<int>(parquet_salts[4]), static_cast<int>(parquet_salts[5]),
+        static_cast<int>(parquet_salts[6]), static_cast<int>(parquet_salts[7]));
+    const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h))), salts);
+    return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(product, 27));
+  }
+  BLOOMKIT_TARGET_AVX2 static void set_avx2(block_type& block, std::uint64_t h, std::uint32_t /*k*/) noexcept {
+    auto* p = reinterpret_cast<__m256i*>(block.words);
+    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_loadu_si256(p), mask_avx2(h)));
+  }
+  BLOOMKIT_TARGET_AVX2 static bool test_avx2(const block_type& block, std::uint64_t h, std::uint32_t /*k*/) noexcept {
+    const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block.words));
+    return _mm256_testc_si256(words, mask_avx2(h)) != 0;  // CF: (~words & mask) == 0
+  }
+#endif
   static std::uint32_t popcount(const block_type& block) noexcept {
     std::uint32_t c = 0;
     for (auto w : block.words) c += static_cast<std::uint32_t>(std::popcount(w));

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
@@ -85,6 +86,63 @@ struct trusted_standard_t {
   explicit trusted_standard_t() = default;
 };
 
+/// Probes a batched lookup prefetches per key. A negative lookup at the
+/// usual fill (half the bits set) reads 1 + 1/2 + 1/4 + ... ~ 2 probes before
+/// its first zero bit, so prefetching the first two covers most of them
+/// without spending fill buffers on probes that early exit never reads.
+inline constexpr std::uint32_t standard_lookup_prefetch = 2;
+
+/// Prefetches the first `count` probes of hash h (bounded by k).
+inline void prefetch_standard_probes(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                     std::uint32_t count, bool for_write) noexcept {
+  standard_probes probes(h, bits);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint64_t bit = probes.next();
+    if (for_write) {
+      prefetch_for_write(words + (bit >> 6));
+    } else {
+      prefetch(words + (bit >> 6));
+    }
+  }
+}
+
+/// k-probe test with early exit (the single-key query, shared by batches).
+inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
+  standard_probes probes(h, bits);
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return false;
+  }
+  return true;
+}
+
+/// Sets the k probes of h.
+inline void standard_set(std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
+  standard_probes probes(h, bits);
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+  }
+}
+
+/// Batched lookup: out[i] = test(hash_at(i)), pipelined (detail/simd_batch.hpp).
+template <class HashAt>
+void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n,
+                        HashAt hash_at, bool* out) {
+  const std::uint32_t ahead = std::min(k, standard_lookup_prefetch);
+  prefetch_pipeline<batch_window>(
+      n, hash_at, [&](std::uint64_t h) { prefetch_standard_probes(words, h, bits, ahead, false); },
+      [&](std::size_t i, std::uint64_t h) { out[i] = standard_test(words, h, bits, k); });
+}
+
+/// Batched insert: every probe of a key is written, so all k are prefetched.
+template <class HashAt>
+void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at) {
+  prefetch_pipeline<batch_window>(
+      n, hash_at, [&](std::uint64_t h) { prefetch_standard_probes(words, h, bits, k, true); },
+      [&](std::size_t, std::uint64_t h) { standard_set(words, h, bits, k); });
+}
+
 }  // namespace detail
 
 /// A read-only standard filter over borrowed 64-bit words (bit i is bit
@@ -111,12 +169,7 @@ class standard_bloom_view {
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Stops at the first zero bit.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    detail::standard_probes probes(h, params_.bits);
-    for (std::uint32_t i = 0; i < params_.k; ++i) {
-      const std::uint64_t bit = probes.next();
-      if ((words_[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return false;
-    }
-    return true;
+    return detail::standard_test(words_.data(), h, params_.bits, params_.k);
   }
 
   template <key K>
@@ -124,17 +177,34 @@ class standard_bloom_view {
     return may_contain_hash(hash_key(k, params_.hash));
   }
 
-  /// out[i] = may_contain_hash(hashes[i]); prefetches each key's first probe
-  /// a window ahead. Throws errc::invalid_argument if the sizes differ.
+  /// out[i] = may_contain_hash(hashes[i]). Pipelined (detail/simd_batch.hpp):
+  /// the first probes (detail::standard_lookup_prefetch) of the key a window
+  /// ahead are prefetched while the current key is tested. Throws
+  /// errc::invalid_argument if the sizes differ.
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     detail::require(hashes.size() == out.size(), errc::invalid_argument,
                     "standard_bloom: may_contain_many needs as many outputs as hashes");
-    constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) detail::prefetch(&words_[detail::reduce64(hashes[i + window], params_.bits) >> 6]);
-      out[i] = may_contain_hash(hashes[i]);
-    }
+    const std::uint64_t* data = hashes.data();
+    detail::standard_test_many(words_.data(), params_.bits, params_.k, hashes.size(),
+                               [data](std::size_t i) { return data[i]; }, out.data());
+  }
+
+  /// out[i] = may_contain(keys[i]); each key is hashed (this filter's
+  /// hash_spec) inside the pipeline of may_contain_many. Throws
+  /// errc::invalid_argument if the sizes differ.
+  template <key K>
+  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
+    detail::require(keys.size() == out.size(), errc::invalid_argument,
+                    "standard_bloom: may_contain_keys needs as many outputs as keys");
+    const K* data = keys.data();
+    const hash_spec spec = params_.hash;
+    detail::standard_test_many(words_.data(), params_.bits, params_.k, keys.size(),
+                               [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+  }
+  /// may_contain_keys over a vector (spans do not deduce from containers).
+  template <key K, class Alloc>
+  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
+    may_contain_keys(std::span<const K>(keys), out);
   }
 
   [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
@@ -183,9 +253,9 @@ class standard_bloom {
  public:
   using view_type = standard_bloom_view;
 
-  /// A filter for `capacity` keys at `target_fpr`: m = bits_for(n, p),
-  /// k = optimal_k_for(p). Throws errc::invalid_argument for n = 0 or p
-  /// outside (0, 1).
+  /// A filter for `capacity` keys at `target_fpr`, sized by
+  /// sizing::standard_plan_for (the fewest bits with an integer k that meet
+  /// p). Throws errc::invalid_argument for n = 0 or p outside (0, 1).
   standard_bloom(std::uint64_t capacity, double target_fpr, hash_spec hash = {})
       : standard_bloom(plan_params(capacity, target_fpr, hash)) {}
 
@@ -215,31 +285,41 @@ class standard_bloom {
 
   /// The parameters a (capacity, target_fpr) construction chooses.
   static standard_bloom_params plan_params(std::uint64_t capacity, double target_fpr, hash_spec hash = {}) {
-    return standard_bloom_params{sizing::bits_for(capacity, target_fpr), sizing::optimal_k_for(target_fpr), capacity,
-                                 target_fpr, hash};
+    const sizing::standard_plan plan = sizing::standard_plan_for(capacity, target_fpr);
+    return standard_bloom_params{plan.bits, plan.k, capacity, target_fpr, hash};
   }
 
   /// Adds the key with hash `h`.
   void insert_hash(std::uint64_t h) noexcept {
-    detail::standard_probes probes(h, params_.bits);
-    for (std::uint32_t i = 0; i < params_.k; ++i) {
-      const std::uint64_t bit = probes.next();
-      words_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-    }
+    detail::standard_set(words_.data(), h, params_.bits, params_.k);
     ++inserted_;
   }
   template <key K>
   void insert(const K& k) {
     insert_hash(hash_key(k, params_.hash));
   }
-  /// Adds every hash; prefetches each key's first probe a window ahead.
+  /// Adds every hash, in order (identical to insert_hash on each). Pipelined:
+  /// all k probe words of the key a window ahead are prefetched for writing.
   void insert_many(std::span<const std::uint64_t> hashes) noexcept {
-    constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) detail::prefetch_for_write(&words_[detail::reduce64(hashes[i + window], params_.bits) >> 6]);
-      insert_hash(hashes[i]);
-    }
+    const std::uint64_t* data = hashes.data();
+    detail::standard_set_many(words_.data(), params_.bits, params_.k, hashes.size(),
+                              [data](std::size_t i) { return data[i]; });
+    inserted_ += hashes.size();
+  }
+  /// Adds every key (hashed with this filter's hash_spec inside the
+  /// pipeline); identical to insert(k) on each, in order.
+  template <key K>
+  void insert_keys(std::span<const K> keys) {
+    const K* data = keys.data();
+    const hash_spec spec = params_.hash;
+    detail::standard_set_many(words_.data(), params_.bits, params_.k, keys.size(),
+                              [data, spec](std::size_t i) { return hash_key(data[i], spec); });
+    inserted_ += keys.size();
+  }
+  /// insert_keys over a vector (spans do not deduce from containers).
+  template <key K, class Alloc>
+  void insert_keys(const std::vector<K, Alloc>& keys) {
+    insert_keys(std::span<const K>(keys));
   }
 
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
@@ -249,6 +329,14 @@ class standard_bloom {
   }
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     view().may_contain_many(hashes, out);
+  }
+  template <key K>
+  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
+    view().may_contain_keys(keys, out);
+  }
+  template <key K, class Alloc>
+  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
+    view().may_contain_keys(std::span<const K>(keys), out);
   }
 
   /// Union (bitwise OR). Throws errc::mismatch naming the differing field

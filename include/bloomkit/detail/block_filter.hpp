@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/simd.hpp"
+#include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
@@ -76,6 +78,183 @@ constexpr std::uint64_t block_index(std::uint64_t h, std::uint64_t blocks) noexc
   return reduce32(static_cast<std::uint32_t>(h >> 32), blocks);
 }
 
+// ---- kernels ----------------------------------------------------------------
+// A policy's set/test are its portable kernel (and the reference). A policy
+// may add x86 kernels with the same contract: set_avx2/test_avx2 and
+// set_avx512/test_avx512, compiled for their targets (see detail/simd.hpp).
+// A policy without them runs its portable kernel under every kernel choice.
+//
+// Every kernel splits "compute the key's mask" from "apply it to the block",
+// so an atomic variant of set (concurrent inserts) is one more function
+// beside set: P::mask(h, k) gives the mask as a block, to be ORed word by
+// word with std::atomic_ref.
+
+template <class P>
+concept has_avx2_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
+                                   std::uint32_t k) {
+  P::set_avx2(b, h, k);
+  { P::test_avx2(cb, h, k) } -> std::same_as<bool>;
+};
+
+template <class P>
+concept has_avx512_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
+                                     std::uint32_t k) {
+  P::set_avx512(b, h, k);
+  { P::test_avx512(cb, h, k) } -> std::same_as<bool>;
+};
+
+/// The set/test of policy P under kernel K, falling back to the next
+/// narrower kernel the policy has (avx512 -> avx2 -> scalar). Only called from
+/// code compiled for K's target (the batch loops below) or after checking
+/// the CPU (block_set / block_test).
+template <class P, kernel K>
+struct block_kernel {
+  using block_type = typename P::block_type;
+  static void set(block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+#if BLOOMKIT_X86_KERNELS
+    if constexpr (K == kernel::avx512 && has_avx512_kernel<P>) {
+      P::set_avx512(b, h, k);
+      return;
+    } else if constexpr (K != kernel::scalar && has_avx2_kernel<P>) {
+      P::set_avx2(b, h, k);
+      return;
+    }
+#endif
+    P::set(b, h, k);
+  }
+  static bool test(const block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+#if BLOOMKIT_X86_KERNELS
+    if constexpr (K == kernel::avx512 && has_avx512_kernel<P>) {
+      return P::test_avx512(b, h, k);
+    } else if constexpr (K != kernel::scalar && has_avx2_kernel<P>) {
+      return P::test_avx2(b, h, k);
+    }
+#endif
+    return P::test(b, h, k);
+  }
+};
+
+/// Single-key test under the active kernel. One predictable branch on a byte
+/// in L1 and a direct call; no function pointer.
+template <class P>
+inline bool block_test(const typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+#if BLOOMKIT_X86_KERNELS
+  switch (active_kernel()) {
+    case kernel::avx512: return block_kernel<P, kernel::avx512>::test(b, h, k);
+    case kernel::avx2: return block_kernel<P, kernel::avx2>::test(b, h, k);
+    case kernel::scalar: break;
+  }
+#endif
+  return P::test(b, h, k);
+}
+
+/// Single-key set under the active kernel.
+template <class P>
+inline void block_set(typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+#if BLOOMKIT_X86_KERNELS
+  switch (active_kernel()) {
+    case kernel::avx512: block_kernel<P, kernel::avx512>::set(b, h, k); return;
+    case kernel::avx2: block_kernel<P, kernel::avx2>::set(b, h, k); return;
+    case kernel::scalar: break;
+  }
+#endif
+  P::set(b, h, k);
+}
+
+/// The batched test loop of kernel K: out[i] = test(hash_at(i)), pipelined.
+template <class P, kernel K, class HashAt>
+inline void block_test_loop(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
+                            std::size_t n, HashAt& hash_at, bool* out) {
+  prefetch_pipeline<batch_window>(
+      n, hash_at, [&](std::uint64_t h) { prefetch(blocks + block_index(h, count)); },
+      [&](std::size_t i, std::uint64_t h) {
+        out[i] = block_kernel<P, K>::test(blocks[block_index(h, count)], h, k);
+      });
+}
+
+/// The batched insert loop of kernel K, pipelined.
+template <class P, kernel K, class HashAt>
+inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
+                           HashAt& hash_at) {
+  prefetch_pipeline<batch_window>(
+      n, hash_at, [&](std::uint64_t h) { prefetch_for_write(blocks + block_index(h, count)); },
+      [&](std::size_t, std::uint64_t h) { block_kernel<P, K>::set(blocks[block_index(h, count)], h, k); });
+}
+
+// One instance of each loop per target. `flatten` pulls the kernels (which
+// cannot be always_inline into generic code) and hash_at into the loop,
+// compiled for the loop's target.
+template <class P, class HashAt>
+BLOOMKIT_FLATTEN void block_test_scalar(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
+                                        std::size_t n, HashAt& hash_at, bool* out) {
+  block_test_loop<P, kernel::scalar>(blocks, count, k, n, hash_at, out);
+}
+template <class P, class HashAt>
+BLOOMKIT_FLATTEN void block_set_scalar(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
+                                       std::size_t n, HashAt& hash_at) {
+  block_set_loop<P, kernel::scalar>(blocks, count, k, n, hash_at);
+}
+#if BLOOMKIT_X86_KERNELS
+template <class P, class HashAt>
+BLOOMKIT_TARGET_AVX2 BLOOMKIT_FLATTEN void block_test_avx2(const typename P::block_type* blocks, std::uint64_t count,
+                                                           std::uint32_t k, std::size_t n, HashAt& hash_at,
+                                                           bool* out) {
+  block_test_loop<P, kernel::avx2>(blocks, count, k, n, hash_at, out);
+}
+template <class P, class HashAt>
+BLOOMKIT_TARGET_AVX2 BLOOMKIT_FLATTEN void block_set_avx2(typename P::block_type* blocks, std::uint64_t count,
+                                                          std::uint32_t k, std::size_t n, HashAt& hash_at) {
+  block_set_loop<P, kernel::avx2>(blocks, count, k, n, hash_at);
+}
+template <class P, class HashAt>
+BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void block_test_avx512(const typename P::block_type* blocks,
+                                                               std::uint64_t count, std::uint32_t k, std::size_t n,
+                                                               HashAt& hash_at, bool* out) {
+  block_test_loop<P, kernel::avx512>(blocks, count, k, n, hash_at, out);
+}
+template <class P, class HashAt>
+BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void block_set_avx512(typename P::block_type* blocks, std::uint64_t count,
+                                                              std::uint32_t k, std::size_t n, HashAt& hash_at) {
+  block_set_loop<P, kernel::avx512>(blocks, count, k, n, hash_at);
+}
+#endif
+
+/// Batched test under the active kernel: one branch per call.
+template <class P, class HashAt>
+void block_test_many(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
+                     HashAt hash_at, bool* out) {
+#if BLOOMKIT_X86_KERNELS
+  switch (active_kernel()) {
+    case kernel::avx512:
+      if constexpr (has_avx512_kernel<P>) return block_test_avx512<P>(blocks, count, k, n, hash_at, out);
+      [[fallthrough]];
+    case kernel::avx2:
+      if constexpr (has_avx2_kernel<P>) return block_test_avx2<P>(blocks, count, k, n, hash_at, out);
+      [[fallthrough]];
+    case kernel::scalar: break;
+  }
+#endif
+  block_test_scalar<P>(blocks, count, k, n, hash_at, out);
+}
+
+/// Batched insert under the active kernel: one branch per call.
+template <class P, class HashAt>
+void block_set_many(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
+                    HashAt hash_at) {
+#if BLOOMKIT_X86_KERNELS
+  switch (active_kernel()) {
+    case kernel::avx512:
+      if constexpr (has_avx512_kernel<P>) return block_set_avx512<P>(blocks, count, k, n, hash_at);
+      [[fallthrough]];
+    case kernel::avx2:
+      if constexpr (has_avx2_kernel<P>) return block_set_avx2<P>(blocks, count, k, n, hash_at);
+      [[fallthrough]];
+    case kernel::scalar: break;
+  }
+#endif
+  block_set_scalar<P>(blocks, count, k, n, hash_at);
+}
+
 template <block_policy P>
 void validate_params(const block_filter_params& p) {
   const std::string name(P::name);
@@ -127,8 +306,9 @@ class block_filter_view {
       : params_(params), blocks_(blocks), inserted_(inserted) {}
 
   /// True if the key with hash `h` may be in the set; false means certainly not.
+  /// Runs the active kernel (detail/simd.hpp); every kernel answers alike.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    return P::test(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    return detail::block_test<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
   }
 
   /// may_contain_hash of the key's hash under this filter's hash_spec.
@@ -137,21 +317,35 @@ class block_filter_view {
     return may_contain_hash(hash_key(k, params_.hash));
   }
 
-  /// out[i] = may_contain_hash(hashes[i]). Computes the block addresses of a
-  /// window of hashes and prefetches them before testing, so the cache misses
-  /// of the window overlap. Throws errc::invalid_argument if sizes differ.
+  /// out[i] = may_contain_hash(hashes[i]). Pipelined (detail/simd_batch.hpp):
+  /// the blocks of the next detail::batch_window hashes are prefetched while
+  /// the current one is tested, so their cache misses overlap. Throws
+  /// errc::invalid_argument if the sizes differ.
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     detail::require(hashes.size() == out.size(), errc::invalid_argument,
                     std::string(P::name) + ": may_contain_many needs as many outputs as hashes");
-    constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
-    for (std::size_t i = 0; i < std::min(window, n); ++i) {
-      detail::prefetch(&blocks_[detail::block_index(hashes[i], params_.blocks)]);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) detail::prefetch(&blocks_[detail::block_index(hashes[i + window], params_.blocks)]);
-      out[i] = may_contain_hash(hashes[i]);
-    }
+    const std::uint64_t* data = hashes.data();
+    detail::block_test_many<P>(blocks_.data(), params_.blocks, params_.k, hashes.size(),
+                               [data](std::size_t i) { return data[i]; }, out.data());
+  }
+
+  /// out[i] = may_contain(keys[i]): hashes each key with this filter's
+  /// hash_spec inside the same pipeline as may_contain_many (key i + window
+  /// is hashed and its block prefetched while key i is tested). Throws
+  /// errc::invalid_argument if the sizes differ.
+  template <key K>
+  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
+    detail::require(keys.size() == out.size(), errc::invalid_argument,
+                    std::string(P::name) + ": may_contain_keys needs as many outputs as keys");
+    const K* data = keys.data();
+    const hash_spec spec = params_.hash;
+    detail::block_test_many<P>(blocks_.data(), params_.blocks, params_.k, keys.size(),
+                               [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+  }
+  /// may_contain_keys over a vector (spans do not deduce from containers).
+  template <key K, class Alloc>
+  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
+    may_contain_keys(std::span<const K>(keys), out);
   }
 
   [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
@@ -249,9 +443,9 @@ class block_filter {
     return block_filter_params{plan.blocks, plan.k, capacity, target_fpr, hash};
   }
 
-  /// Adds the key with hash `h`.
+  /// Adds the key with hash `h` (active kernel; every kernel sets the same bits).
   void insert_hash(std::uint64_t h) noexcept {
-    P::set(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    detail::block_set<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
     ++inserted_;
   }
 
@@ -261,17 +455,30 @@ class block_filter {
     insert_hash(hash_key(k, params_.hash));
   }
 
-  /// Adds every hash, prefetching a window ahead.
+  /// Adds every hash, in order; the result is identical to insert_hash on
+  /// each. Pipelined like may_contain_many (blocks prefetched for writing a
+  /// window ahead).
   void insert_many(std::span<const std::uint64_t> hashes) noexcept {
-    constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
-    for (std::size_t i = 0; i < std::min(window, n); ++i) {
-      detail::prefetch_for_write(&blocks_[detail::block_index(hashes[i], params_.blocks)]);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) detail::prefetch_for_write(&blocks_[detail::block_index(hashes[i + window], params_.blocks)]);
-      insert_hash(hashes[i]);
-    }
+    const std::uint64_t* data = hashes.data();
+    detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, hashes.size(),
+                              [data](std::size_t i) { return data[i]; });
+    inserted_ += hashes.size();
+  }
+
+  /// Adds every key (hashed with this filter's hash_spec inside the
+  /// pipeline); identical to insert(k) on each, in order.
+  template <key K>
+  void insert_keys(std::span<const K> keys) {
+    const K* data = keys.data();
+    const hash_spec spec = params_.hash;
+    detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, keys.size(),
+                              [data, spec](std::size_t i) { return hash_key(data[i], spec); });
+    inserted_ += keys.size();
+  }
+  /// insert_keys over a vector (spans do not deduce from containers).
+  template <key K, class Alloc>
+  void insert_keys(const std::vector<K, Alloc>& keys) {
+    insert_keys(std::span<const K>(keys));
   }
 
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
@@ -281,6 +488,14 @@ class block_filter {
   }
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     view().may_contain_many(hashes, out);
+  }
+  template <key K>
+  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
+    view().may_contain_keys(keys, out);
+  }
+  template <key K, class Alloc>
+  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
+    view().may_contain_keys(std::span<const K>(keys), out);
   }
 
   /// Union: this |= other. Throws errc::mismatch (naming the field) unless
