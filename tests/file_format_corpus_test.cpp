@@ -1,0 +1,127 @@
+// tests/file_format_corpus_test.cpp - the fuzz seed corpus of the file
+// format, used twice: its valid files are golden files (the bytes of known
+// filters, so the on-disk layout cannot change by accident), and every file
+// in it is replayed through the fuzz target's checks as an ordinary test.
+//
+// To regenerate the corpus after an intended format change (which needs a
+// new format version, docs/FORMAT.md):
+//   BLOOMKIT_UPDATE_GOLDEN=1 build/<dir>/file_format_corpus_test
+// then update the pinned checksums below and commit fuzz/corpus/file_format.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../fuzz/file_format_fuzz.cpp"
+#include "bloomkit/file_format.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace bloomkit;
+namespace fs = std::filesystem;
+using bytes_t = std::vector<std::byte>;
+
+fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format"; }
+
+bytes_t read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes_t out(chars.size());
+  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+template <class F>
+F filled(F f) {
+  for (std::uint64_t i = 0; i < 15; ++i) f.insert(i);
+  return f;
+}
+
+/// The corpus as this build writes it: three valid files (one per kind) and
+/// a few damaged ones as starting points for the fuzzer.
+std::map<std::string, bytes_t> expected_corpus() {
+  std::map<std::string, bytes_t> files;
+  files["standard_bloom.bkf"] = save_to_bytes(
+      filled(standard_bloom(standard_bloom_params{200, 3, 20, 0.05, hash_spec{hash_algorithm::xxh3_64, 7}})));
+  files["blocked_bloom.bkf"] = save_to_bytes(filled(blocked_bloom(block_filter_params{2, 6, 20, 0.05, hash_spec{}})));
+  files["split_block_bloom.bkf"] =
+      save_to_bytes(filled(split_block_bloom(block_filter_params{3, 8, 20, 0.05, parquet_hash_spec})));
+  bytes_t truncated = files["standard_bloom.bkf"];
+  truncated.resize(100);
+  files["truncated_header.bkf"] = truncated;
+  bytes_t flipped = files["blocked_bloom.bkf"];
+  flipped[150] ^= std::byte{0x10};
+  files["flipped_payload_bit.bkf"] = flipped;
+  return files;
+}
+
+// XXH3-64 of each golden file: a second pin, so regenerating the corpus
+// cannot silently change the format either.
+const std::map<std::string, std::uint64_t> pinned = {
+    {"standard_bloom.bkf", 0x0ba237bf1f468338ULL},
+    {"blocked_bloom.bkf", 0x7b585e67b2cca81fULL},
+    {"split_block_bloom.bkf", 0x77988fdeeb17cdf8ULL},
+};
+
+TEST(FileFormatCorpus, GoldenFilesMatchWhatThisBuildWrites) {
+  const auto files = expected_corpus();
+  if (const char* update = std::getenv("BLOOMKIT_UPDATE_GOLDEN"); update != nullptr && *update != '\0') {
+    fs::create_directories(corpus_dir());
+    for (const auto& [name, bytes] : files) {
+      std::ofstream out(corpus_dir() / name, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      std::printf("wrote %s: %zu bytes, xxh3 0x%016llxULL\n", name.c_str(), bytes.size(),
+                  static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+    }
+  }
+  for (const auto& [name, bytes] : files) {
+    SCOPED_TRACE(name);
+    const fs::path path = corpus_dir() / name;
+    ASSERT_TRUE(fs::exists(path)) << "missing golden file; see the top of this test for how to regenerate";
+    EXPECT_TRUE(read_file(path) == bytes) << "the bytes this build writes differ from the committed golden file";
+    if (const auto pin = pinned.find(name); pin != pinned.end()) {
+      EXPECT_EQ(XXH3_64bits(bytes.data(), bytes.size()), pin->second);
+      EXPECT_NO_THROW((void)load(bytes));
+    }
+  }
+}
+
+TEST(FileFormatCorpus, ReplayEveryCorpusFileAndItsTruncations) {
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(corpus_dir())) {
+    if (!entry.is_regular_file()) continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    const bytes_t bytes = read_file(entry.path());
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    for (std::size_t len = 0; len <= bytes.size(); ++len) bloomkit_fuzz::check_input(data, len);
+    ++files;
+  }
+  EXPECT_GE(files, 5U);
+}
+
+TEST(FileFormatCorpus, GoldenFilesLoadWithTheirKnownContents) {
+  const auto standard = load_as<standard_bloom>(corpus_dir() / "standard_bloom.bkf", hash_spec{hash_algorithm::xxh3_64, 7});
+  const auto blocked = load_as<blocked_bloom>(corpus_dir() / "blocked_bloom.bkf", hash_spec{});
+  const auto split = load_as<split_block_bloom>(corpus_dir() / "split_block_bloom.bkf", parquet_hash_spec);
+  for (std::uint64_t i = 0; i < 15; ++i) {
+    EXPECT_TRUE(standard.may_contain(i));
+    EXPECT_TRUE(blocked.may_contain(i));
+    EXPECT_TRUE(split.may_contain(i));
+  }
+  EXPECT_EQ(standard.inserted(), 15U);
+  EXPECT_EQ(split.num_blocks(), 3U);
+  try {
+    (void)load(corpus_dir() / "flipped_payload_bit.bkf");
+    ADD_FAILURE() << "a file with a flipped payload bit was accepted";
+  } catch (const bloomkit::error& e) {
+    EXPECT_EQ(e.code(), errc::checksum);
+  }
+}
+
+}  // namespace
