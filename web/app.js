@@ -8,7 +8,7 @@ import createPlayground from './dist/playground.mjs';
 
 const $ = (id) => document.getElementById(id);
 const defaults = Object.freeze({ kind: 'standard', m: 1024, k: 3, n: 200, seed: '1', tick: 0 });
-const kinds = ['standard', 'split-block'];
+let kinds = ['standard', 'split-block'];  // replaced by what the module supports
 
 const ui = {
   form: $('settings'), kind: $('kind'), m: $('m'), k: $('k'), n: $('n'), seed: $('seed'), speed: $('speed'),
@@ -18,7 +18,7 @@ const ui = {
   inserted: $('inserted'), bitsSet: $('bits-set'), queries: $('queries'), falsePositives: $('false-positives'),
   measuredFpr: $('measured-fpr'), predictedFpr: $('predicted-fpr'), probeFpr: $('probe-fpr'), modelFpr: $('model-fpr'),
   modelKeys: $('model-keys'), estimatedKeys: $('estimated-keys'), saturated: $('saturated'),
-  chart: $('chart'), chartWrap: $('chart-wrap'), link: $('state-link'), copy: $('copy-link'), copyStatus: $('copy-status'),
+  bitsSetLabel: $('bits-set-label'), chart: $('chart'), chartWrap: $('chart-wrap'), link: $('state-link'), copy: $('copy-link'), copyStatus: $('copy-status'),
 };
 
 let pg = null;             // the WebAssembly Playground
@@ -114,7 +114,12 @@ function syncControls() {
   ui.note.textContent = split
     ? `Split-block (Parquet): ${grouped(pg.bits() / 256)} blocks of 256 bits, drawn one block per row; ` +
       'each key sets one bit in each of its block\u2019s eight 32-bit words, so k is 8 and m is a multiple of 256.'
-    : '';
+    : pg.kind() === 'counting'
+      ? 'Counting (Fan et al. 2000): every bit becomes a 4-bit counter (0–15, shown in each cell when it fits); ' +
+        'an insert adds 1 to its k counters, which is what lets a counting filter delete keys. A query passes when ' +
+        'none of its counters is 0.'
+      : '';
+  ui.bitsSetLabel.textContent = pg.kind() === 'counting' ? 'Counters ≠ 0' : 'Bits set';
 }
 
 function controlsSettings() {
@@ -267,6 +272,7 @@ function drawBits() {
   context.fillStyle = palette.set;
   context.fill(on);
   const isSet = (i) => ((words[i >>> 5] >>> (i & 31)) & 1) === 1;
+  const label = pg.kind() === 'counting' ? drawCounters(context, layout, w, h) : () => {};
   // Highlights grow a little past small cells so they stay visible.
   const small = Math.min(layout.cellW, layout.cellH) < 6;
   const grow = small ? 1.5 : 0;
@@ -287,6 +293,7 @@ function drawBits() {
       context.lineWidth = 2;
       context.strokeRect(x - grow + 1, y - grow + 1, w + 2 * grow - 2, h + 2 * grow - 2);
     }
+    label(i, stroke ? palette.query : '#ffffff');
   };
   if (pg.inserted() > 0) for (const i of pg.lastInsertBits()) mark(i, palette.insert);
   if (pg.queries() > 0) {
@@ -295,6 +302,35 @@ function drawBits() {
       else mark(i, '#ffffff', palette.query);
     }
   }
+}
+
+/**
+ * Shades each non-zero counter by its value (darker = higher) and writes the
+ * value (hex, 1..F) when the cell is big enough. Returns label(i, colour),
+ * which rewrites counter i's value over a highlight.
+ */
+function drawCounters(context, layout, w, h) {
+  const counters = pg.counters();
+  const lightness = (c) => Math.max(18, 70 - 9 * (c - 1));
+  const digits = Math.min(w, h) >= 11;
+  context.font = `${Math.floor(Math.min(w, h) * 0.75)}px ui-monospace, monospace`;
+  context.textAlign = 'center';
+  context.textBaseline = 'middle';
+  const label = (i, colour) => {
+    if (!digits || counters[i] === 0) return;
+    const [x, y] = layout.at(i);
+    context.fillStyle = colour;
+    context.fillText(counters[i].toString(16).toUpperCase(), x + w / 2, y + h / 2 + 0.5);
+  };
+  for (let i = 0; i < counters.length; i++) {
+    const c = counters[i];
+    if (c === 0) continue;
+    const [x, y] = layout.at(i);
+    context.fillStyle = `hsl(226 58% ${lightness(c)}%)`;
+    context.fillRect(x, y, w, h);
+    label(i, lightness(c) < 50 ? '#ffffff' : '#10183a');
+  }
+  return label;
 }
 
 function niceCeiling(x) {
@@ -464,19 +500,24 @@ async function main() {
   try {
     const module = await createPlayground();
     pg = new module.Playground();
+    kinds = module.kinds.split(',');
+    for (const kind of kinds) {
+      if (![...ui.kind.options].some((option) => option.value === kind)) ui.kind.add(new Option(kind, kind));
+    }
   } catch (error) {
     showError(`Could not load bloomkit's WebAssembly module (${error?.message ?? error}). Serve this folder over HTTP, for example with ./bloomkit.sh serve.`);
     return;
   }
   const state = readState(location.search);
   if (!kinds.includes(state.kind) || !configure(state, state.tick)) {
-    const why = kinds.includes(state.kind) ? ui.error.textContent : `kind must be standard or split-block, got "${state.kind}"`;
+    const why = kinds.includes(state.kind) ? ui.error.textContent : `kind must be one of ${kinds.join(', ')}, got "${state.kind}"`;
     configure(defaults);
     showError(`The link's settings were refused (${why}); showing the defaults.`);
   }
   bindEvents();
   // For the browser tests: the bit array as drawn, 32-bit words in hex.
   window.bloomkitWordsHex = () => Array.from(pg.words(), (w) => w.toString(16).padStart(8, '0')).join('');
+  window.bloomkitCountersHex = () => Array.from(pg.counters(), (c) => c.toString(16)).join('');
   requestAnimationFrame(frame);
   document.body.dataset.ready = 'true';
 }

@@ -40,7 +40,9 @@ class web_playground {
   std::string configure(const std::string& kind, double bits, double k, double n, const std::string& seed) {
     try {
       const auto parsed_kind = bloomkit::playground::parse_kind(kind);
-      if (!parsed_kind) return "kind must be standard or split-block, got \"" + kind + "\"";
+      if (!parsed_kind) {
+        return std::string("kind must be one of ") + bloomkit::playground::supported_kinds() + ", got \"" + kind + "\"";
+      }
       settings s;
       s.kind = *parsed_kind;
       s.bits = to_count(bits, "m (bits)");
@@ -95,6 +97,11 @@ class web_playground {
     const auto& bits = driver_->last_query_bits();
     return emscripten::val(emscripten::typed_memory_view(bits.size(), bits.data()));
   }
+  /// The counting kind's counters (0..15), one byte each; empty otherwise.
+  emscripten::val counters() {
+    counters_ = driver_->counters();
+    return emscripten::val(emscripten::typed_memory_view(counters_.size(), counters_.data()));
+  }
   /// Chart points flattened: inserted, measured, predicted, model, repeated.
   emscripten::val chart() {
     chart_.clear();
@@ -114,6 +121,7 @@ class web_playground {
 
   std::unique_ptr<driver> driver_;
   std::vector<std::uint32_t> words_;
+  std::vector<std::uint8_t> counters_;
   std::vector<double> chart_;
 };
 
@@ -149,7 +157,9 @@ EMSCRIPTEN_BINDINGS(bloomkit_playground) {
       .function("words", &web_playground::words)
       .function("lastInsertBits", &web_playground::last_insert_bits)
       .function("lastQueryBits", &web_playground::last_query_bits)
+      .function("counters", &web_playground::counters)
       .function("chart", &web_playground::chart);
+  constant("kinds", std::string(bloomkit::playground::supported_kinds()));
   constant("maxBits", static_cast<double>(limits::max_bits));
   constant("minBits", static_cast<double>(limits::min_bits));
   constant("maxK", static_cast<double>(limits::max_k));

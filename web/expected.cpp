@@ -7,10 +7,10 @@
 // keys outputs 1, 3, 5, ...), so a slip in the driver's random-access key
 // formula, its parameter mapping or the wasm build shows up as a mismatch.
 //
-//   expected --kind standard|split-block --m BITS --k K --n N --seed S --tick T [--fill]
+//   expected --kind standard|split-block|counting --m BITS --k K --n N --seed S --tick T [--fill]
 //
 // prints one JSON object: the figures the page shows, the last keys and the
-// bit array (words_hex). --fill adds keys_to_fill: member keys (from the
+// bit array (words_hex; for counting, counters_hex too). --fill adds keys_to_fill: member keys (from the
 // start) after which every bit is set. Bad arguments: a message on stderr
 // and exit status 2.
 #include <algorithm>
@@ -24,6 +24,10 @@
 
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
+#if __has_include("bloomkit/counting_bloom.hpp")
+#include "bloomkit/counting_bloom.hpp"
+#define EXPECTED_COUNTING 1
+#endif
 
 namespace {
 
@@ -68,7 +72,9 @@ options parse(int argc, char** argv) {
     else if (arg == "--tick") o.tick = parse_u64("--tick", value);
     else usage("unknown option " + arg);
   }
-  if (o.kind != "standard" && o.kind != "split-block") usage("--kind must be standard or split-block");
+  if (o.kind != "standard" && o.kind != "split-block" && o.kind != "counting") {
+    usage("--kind must be standard, split-block or counting");
+  }
   if (o.n < 1 || o.n > 2'000'000) usage("--n must be in [1, 2000000]");
   return o;
 }
@@ -87,6 +93,26 @@ std::vector<std::uint32_t> words32(const bloomkit::split_block_bloom& filter) {
   for (const auto& block : filter.blocks()) out.insert(out.end(), std::begin(block.words), std::end(block.words));
   return out;
 }
+
+template <class F>
+std::uint64_t size_of(const F& f) { return f.bit_count(); }
+template <class F>
+std::uint64_t set_of(const F& f) { return f.set_bit_count(); }
+template <class F>
+void print_counters(const F&) {}
+
+#ifdef EXPECTED_COUNTING
+std::vector<std::uint32_t> words32(const bloomkit::counting_bloom& filter) {
+  return words32(filter.to_standard_bloom());
+}
+std::uint64_t size_of(const bloomkit::counting_bloom& f) { return f.counters(); }
+std::uint64_t set_of(const bloomkit::counting_bloom& f) { return f.nonzero_counters(); }
+void print_counters(const bloomkit::counting_bloom& f) {
+  std::printf(",\"counters_hex\":\"");
+  for (std::uint64_t i = 0; i < f.counters(); ++i) std::printf("%x", f.counter(i));
+  std::printf("\"");
+}
+#endif
 
 /// The schedule of web/playground.hpp, walked in order: n inserts, then
 /// 1,000 queries of absent keys.
@@ -112,7 +138,7 @@ int report(Filter filter, const options& o) {
     auto copy = filter;
     copy.clear();
     bloomkit::detail::splitmix64 fill_stream(o.seed);
-    while (copy.set_bit_count() < copy.bit_count() && keys_to_fill < 2'000'000) {
+    while (set_of(copy) < size_of(copy) && keys_to_fill < 2'000'000) {
       copy.insert(fill_stream());
       (void)fill_stream();
       ++keys_to_fill;
@@ -122,14 +148,15 @@ int report(Filter filter, const options& o) {
       "{\"kind\":\"%s\",\"bits\":%" PRIu64 ",\"k\":%" PRIu32 ",\"n\":%" PRIu64 ",\"seed\":\"%" PRIu64
       "\",\"tick\":%" PRIu64 ",\"inserted\":%" PRIu64 ",\"set_bits\":%" PRIu64 ",\"queries\":%" PRIu64
       ",\"false_positives\":%" PRIu64 ",\"predicted_fpr\":%.17g",
-      o.kind.c_str(), static_cast<std::uint64_t>(filter.bit_count()), filter.num_hashes(), o.n, o.seed, ticks,
-      filter.inserted(), filter.set_bit_count(), queries, false_positives, filter.estimated_fpr());
+      o.kind.c_str(), size_of(filter), filter.num_hashes(), o.n, o.seed, ticks, filter.inserted(), set_of(filter),
+      queries, false_positives, filter.estimated_fpr());
   std::printf(",\"last_key\":\"%016" PRIx64 "\",\"last_query_key\":\"%016" PRIx64 "\"", last_key, last_query);
   if (o.fill) std::printf(",\"keys_to_fill\":%" PRIu64, keys_to_fill);
   // The bit array as the page draws it: 32-bit words, bit i in word i / 32.
   std::printf(",\"words_hex\":\"");
   for (auto w : words32(filter)) std::printf("%08" PRIx32, w);
   std::printf("\"");
+  print_counters(filter);
   std::printf("}\n");
   return 0;
 }
@@ -143,6 +170,16 @@ int main(int argc, char** argv) {
       if (o.k < 1 || o.k > 64) usage("--k must be in [1, 64]");
       return report(bloomkit::standard_bloom::with_bits(o.bits, static_cast<std::uint32_t>(o.k)), o);
     }
+#ifdef EXPECTED_COUNTING
+    if (o.kind == "counting") {
+      if (o.k < 1 || o.k > 64) usage("--k must be in [1, 64]");
+      return report(bloomkit::counting_bloom(bloomkit::counting_bloom_params{
+                        o.bits, static_cast<std::uint32_t>(o.k), o.n, 0.01, bloomkit::hash_spec{}}),
+                    o);
+    }
+#else
+    if (o.kind == "counting") usage("this build has no counting_bloom.hpp");
+#endif
     // Parquet's split block: 256-bit blocks, 8 bits per key; m rounds up.
     const std::uint64_t blocks = std::max<std::uint64_t>(1, (o.bits + 255) / 256);
     return report(bloomkit::split_block_bloom(bloomkit::block_filter_params{blocks, 8, o.n, 0.01,

@@ -19,6 +19,9 @@
 // different keys. Member keys use even c, absent keys odd c: a query key is
 // never a member, so every "maybe" it gets is a false positive.
 //
+// The counting kind (counters in place of bits) is compiled in when
+// bloomkit/counting_bloom.hpp is present (BLOOMKIT_PLAYGROUND_COUNTING).
+//
 // This header has no emscripten dependency, so it also compiles natively.
 #pragma once
 
@@ -33,21 +36,42 @@
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
+#if __has_include("bloomkit/counting_bloom.hpp")
+#include "bloomkit/counting_bloom.hpp"
+#define BLOOMKIT_PLAYGROUND_COUNTING 1
+#endif
 
 namespace bloomkit::playground {
 
 /// The filter kinds the page can show.
-enum class filter_kind { standard, split_block };
+enum class filter_kind { standard, split_block, counting };
 
-/// "standard" or "split-block" (the names used in the page's link).
+/// "standard", "split-block" or "counting" (the names used in the page's link).
 inline const char* to_string(filter_kind kind) noexcept {
-  return kind == filter_kind::standard ? "standard" : "split-block";
+  switch (kind) {
+    case filter_kind::standard: return "standard";
+    case filter_kind::split_block: return "split-block";
+    case filter_kind::counting: return "counting";
+  }
+  return "standard";
 }
 
-/// Parses "standard" / "split-block"; nullopt for anything else.
+/// The kinds this build supports, comma-separated, in menu order.
+inline const char* supported_kinds() noexcept {
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+  return "standard,split-block,counting";
+#else
+  return "standard,split-block";
+#endif
+}
+
+/// Parses a kind name; nullopt for an unknown one or one this build lacks.
 inline std::optional<filter_kind> parse_kind(const std::string& name) {
   if (name == "standard") return filter_kind::standard;
   if (name == "split-block") return filter_kind::split_block;
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+  if (name == "counting") return filter_kind::counting;
+#endif
   return std::nullopt;
 }
 
@@ -194,7 +218,7 @@ class driver {
         [&](const auto& f) {
           auto copy = f;
           copy.clear();
-          const std::uint64_t bits = copy.bit_count();
+          const std::uint64_t bits = size_of(copy);
           std::uint64_t set = 0, i = 0;
           std::vector<std::uint64_t> positions;
           while (set < bits && i < limits::max_n) {
@@ -215,11 +239,13 @@ class driver {
   [[nodiscard]] std::uint64_t inserted() const {
     return std::visit([](const auto& f) { return f.inserted(); }, filter_);
   }
+  /// m: bits, or counters for the counting kind.
   [[nodiscard]] std::uint64_t bit_count() const {
-    return std::visit([](const auto& f) { return f.bit_count(); }, filter_);
+    return std::visit([](const auto& f) { return size_of(f); }, filter_);
   }
+  /// Bits set, or non-zero counters for the counting kind.
   [[nodiscard]] std::uint64_t set_bit_count() const {
-    return std::visit([](const auto& f) { return f.set_bit_count(); }, filter_);
+    return std::visit([](const auto& f) { return set_of(f); }, filter_);
   }
   /// The library's FPR for the bits set now (standard: (X/m)^k; split-block:
   /// the mean over blocks of the chance a random key passes the block).
@@ -263,31 +289,61 @@ class driver {
   /// A copy of the filter's bits as 32-bit words (bit i of the array is bit
   /// i % 32 of word i / 32): the standard filter's 64-bit words split into
   /// halves, low half first; the split-block filter's words in block order.
+  /// For the counting kind, bit i is "counter i is not zero" (the library's
+  /// to_standard_bloom(), exact by construction).
   [[nodiscard]] std::vector<std::uint32_t> words32() const {
     std::vector<std::uint32_t> out;
-    if (const auto* f = std::get_if<standard_bloom>(&filter_)) {
-      for (auto w : f->words()) {
+    const auto split_standard = [&](const standard_bloom& f) {
+      for (auto w : f.words()) {
         out.push_back(static_cast<std::uint32_t>(w));
         out.push_back(static_cast<std::uint32_t>(w >> 32));
       }
-    } else {
-      for (const auto& block : std::get<split_block_bloom>(filter_).blocks()) {
-        out.insert(out.end(), std::begin(block.words), std::end(block.words));
-      }
+    };
+    if (const auto* f = std::get_if<standard_bloom>(&filter_)) {
+      split_standard(*f);
+    } else if (const auto* b = std::get_if<split_block_bloom>(&filter_)) {
+      for (const auto& block : b->blocks()) out.insert(out.end(), std::begin(block.words), std::end(block.words));
     }
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+    else if (const auto* c = std::get_if<counting_bloom>(&filter_)) {
+      split_standard(c->to_standard_bloom());
+    }
+#endif
+    return out;
+  }
+
+  /// The counting kind's counters, one byte each (0..15); empty for the
+  /// other kinds.
+  [[nodiscard]] std::vector<std::uint8_t> counters() const {
+    std::vector<std::uint8_t> out;
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+    if (const auto* c = std::get_if<counting_bloom>(&filter_)) {
+      out.resize(c->counters());
+      for (std::uint64_t i = 0; i < c->counters(); ++i) out[i] = static_cast<std::uint8_t>(c->counter(i));
+    }
+#endif
     return out;
   }
 
  private:
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+  using filter_type = std::variant<standard_bloom, split_block_bloom, counting_bloom>;
+#else
   using filter_type = std::variant<standard_bloom, split_block_bloom>;
+#endif
 
   static filter_type make_filter(const settings& s) {
     validate(s);
-    if (s.kind == filter_kind::standard) {
+    if (s.kind != filter_kind::split_block) {
       // The design point is n keys; its classic FPR is the target (clamped
       // into (0, 1) as the parameters require), so saturated() means "past n".
       const double fpr = std::clamp(sizing::classic_fpr(static_cast<double>(s.bits), static_cast<double>(s.n), s.k),
                                     1e-300, 0.999999);
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+      if (s.kind == filter_kind::counting) {
+        return counting_bloom(counting_bloom_params{s.bits, s.k, s.n, fpr, hash_spec{}});
+      }
+#endif
       return standard_bloom(standard_bloom_params{s.bits, s.k, s.n, fpr, hash_spec{}});
     }
     const std::uint64_t blocks = s.bits / 256;
@@ -318,9 +374,27 @@ class driver {
   static bool is_set(const split_block_bloom& f, std::uint64_t bit) {
     return (f.blocks()[bit / 256].words[(bit % 256) / 32] >> (bit % 32)) & 1U;
   }
+  template <class F>
+  static std::uint64_t size_of(const F& f) {
+    return f.bit_count();
+  }
+  template <class F>
+  static std::uint64_t set_of(const F& f) {
+    return f.set_bit_count();
+  }
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+  /// A counting filter probes exactly as a standard one (counting_bloom.hpp).
+  static void bit_positions(const counting_bloom& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
+    detail::standard_probes probes(h, f.counters());
+    for (std::uint32_t i = 0; i < f.num_hashes(); ++i) out.push_back(probes.next());
+  }
+  static bool is_set(const counting_bloom& f, std::uint64_t i) { return f.counter(i) != 0; }
+  static std::uint64_t size_of(const counting_bloom& f) { return f.counters(); }
+  static std::uint64_t set_of(const counting_bloom& f) { return f.nonzero_counters(); }
+#endif
 
   double model_fpr_for(double keys) const {
-    if (settings_.kind == filter_kind::standard) {
+    if (settings_.kind != filter_kind::split_block) {
       return sizing::classic_fpr(static_cast<double>(settings_.bits), keys, settings_.k);
     }
     return sizing::split_block_fpr(static_cast<double>(settings_.bits / 256), keys);

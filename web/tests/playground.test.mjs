@@ -120,6 +120,25 @@ describe('the playground page', () => {
     await page.close();
   });
 
+  test('counting shows counters that match the native library, when the build has counting_bloom', async (t) => {
+    const page = await browser.newPage();
+    await load(page, browser.url);
+    const kinds = await page.$$eval('#kind option', (options) => options.map((option) => option.value));
+    if (!kinds.includes('counting')) {
+      t.skip('this build has no include/bloomkit/counting_bloom.hpp');
+      return page.close();
+    }
+    const state = { kind: 'counting', m: 512, k: 4, n: 120, seed: '31' };
+    await load(page, `${browser.url}?kind=counting&m=512&k=4&n=120&seed=31&tick=620`);
+    const { native } = await assertMatchesNative(page, state);
+    assert.equal(await page.evaluate(() => window.bloomkitCountersHex()), native.counters_hex, 'counters');
+    assert.equal(await page.textContent('#bits-set-label'), 'Counters ≠ 0');
+    // A counting filter's non-zero counters are the standard filter's bits.
+    const standard = expected({ ...state, kind: 'standard', tick: 620 });
+    assert.equal(native.words_hex, standard.words_hex);
+    await page.close();
+  });
+
   test('Saturate fills every bit and drives the measured FPR to 100 %', async () => {
     const page = await browser.newPage();
     await load(page, `${browser.url}?tick=150`);
