@@ -324,6 +324,8 @@ class basic_binary_fuse {
                     name + ": arity must be 3 or 4, got " + std::to_string(options.arity));
     detail::require(options.max_attempts >= 1, errc::invalid_argument, name + ": max_attempts must be at least 1");
     detail::require(is_known(options.hash.algorithm), errc::invalid_argument, name + ": unknown hash algorithm");
+    detail::require(options.size_factor == 0.0 || (options.size_factor > 0.0 && options.size_factor < 64.0),
+                    errc::invalid_argument, name + ": size_factor must be 0 (automatic) or in (0, 64)");
     detail::require(hashes.size() < (std::uint64_t{3} << 30), errc::invalid_argument,
                     name + ": at most 3 * 2^30 keys are supported");
     params_.fingerprint_bits = sizeof(F) * 8;
