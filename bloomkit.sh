@@ -51,7 +51,15 @@ apt_install() {
 setup_core() { apt_install "${CORE_PACKAGES[@]}"; }
 setup_fuzz() { apt_install "${FUZZ_PACKAGES[@]}"; }
 setup_web() {
-  apt_install "${WEB_PACKAGES[@]}"
+  local pkg web_packages=()
+  for pkg in "${WEB_PACKAGES[@]}"; do
+    # NodeSource's nodejs bundles npm and conflicts with Debian's npm package
+    # (apt then fails with "held broken packages"): skip a tool already on PATH.
+    [ "$pkg" = npm ] && command -v npm >/dev/null 2>&1 && continue
+    [ "$pkg" = nodejs ] && command -v node >/dev/null 2>&1 && continue
+    web_packages+=("$pkg")
+  done
+  apt_install "${web_packages[@]}"
   if [ -f web/package-lock.json ]; then
     if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
       say "installing npm packages from web/package-lock.json"
