@@ -15,10 +15,15 @@ using bloomkit::standard_bloom_params;
 
 TEST(StandardBloom, SizedFromNAndP) {
   standard_bloom filter(1'000'000, 0.01);
-  EXPECT_EQ(filter.bit_count(), 9'585'059u);
+  // k = 7 (rounded from 6.64) needs 9.593 bits/key to meet 1 % exactly.
   EXPECT_EQ(filter.num_hashes(), 7u);
-  EXPECT_EQ(filter.size_in_bytes(), (9'585'059u + 63) / 64 * 8);
-  EXPECT_NEAR(filter.design_fpr(), 0.01, 0.0005);
+  EXPECT_NEAR(filter.bit_count() / 1e6, 9.593, 0.001);
+  EXPECT_EQ(filter.size_in_bytes(), (filter.bit_count() + 63) / 64 * 8);
+  EXPECT_LE(filter.design_fpr(), 0.01);
+  EXPECT_GT(bloomkit::sizing::classic_fpr(filter.bit_count() - 1, 1e6, 7), 0.01);
+  standard_bloom ten(1'000'000, 0.1);
+  EXPECT_EQ(ten.num_hashes(), 3u);
+  EXPECT_LE(ten.design_fpr(), 0.1);
 }
 
 TEST(StandardBloom, WithBitsAndK) {
