@@ -8,10 +8,10 @@
 // A key sets exactly one bit in each of the block's eight words (k = 8).
 //
 // Sizing: split_block_bloom(n, p) uses the true split-block FPR (a Poisson
-// mixture over block loads, sizing::split_block_fpr): 10.6 bits/key at 1 %.
+// mixture over block loads, sizing::split_block_fpr): 10.53 bits/key at 1 %.
 // The spec's -8/ln(1 - p^(1/8)) ignores uneven block loads and gives 9.7
-// bits/key, which measures about 1.3 % (docs/MATH.md). For filters that must
-// match a Parquet writer byte for byte, use parquet_sized().
+// bits/key, which gives about 1.46 % (docs/MATH.md). For filters that must
+// match a Parquet writer byte for byte, use parquet_sized_split_block().
 #pragma once
 
 #include <array>
