@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -84,9 +85,16 @@ void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigne
 class hash_spool {
  public:
   static constexpr std::size_t spool_memory_bytes = std::size_t{64} << 20;
-  static constexpr std::size_t memory_hashes = spool_memory_bytes / sizeof(std::uint64_t);
 
-  hash_spool() = default;
+  /// $BLOOMKIT_SPOOL_BYTES, if set, lowers the memory part (the tests use it
+  /// to reach the temporary file without millions of keys).
+  hash_spool() {
+    if (const char* env = std::getenv("BLOOMKIT_SPOOL_BYTES"); env != nullptr && *env != '\0') {
+      const unsigned long long bytes = std::strtoull(env, nullptr, 10);
+      memory_hashes_ = std::clamp<std::size_t>(static_cast<std::size_t>(bytes) / sizeof(std::uint64_t), 1,
+                                               spool_memory_bytes / sizeof(std::uint64_t));
+    }
+  }
   hash_spool(const hash_spool&) = delete;
   hash_spool& operator=(const hash_spool&) = delete;
   ~hash_spool() {
@@ -95,7 +103,7 @@ class hash_spool {
 
   void push(std::span<const std::uint64_t> hashes) {
     for (;;) {
-      const std::size_t room = memory_hashes - memory_.size();
+      const std::size_t room = memory_hashes_ - memory_.size();
       const std::size_t take = std::min(room, hashes.size());
       memory_.insert(memory_.end(), hashes.begin(), hashes.begin() + static_cast<std::ptrdiff_t>(take));
       hashes = hashes.subspan(take);
@@ -164,6 +172,7 @@ class hash_spool {
     return static_cast<ssize_t>(done);
   }
 
+  std::size_t memory_hashes_ = spool_memory_bytes / sizeof(std::uint64_t);
   std::vector<std::uint64_t> memory_;
   std::uint64_t count_ = 0;
   int fd_ = -1;
