@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bloomkit/binary_fuse.hpp"
+#include "bloomkit/file_format.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -269,6 +270,115 @@ TEST(BinaryFuseGolden, LayoutIsPinned) {
   EXPECT_EQ(filter.params().seed, bloomkit::detail::default_static_seed);
   const auto bytes = std::span<const std::uint8_t>(filter.fingerprints());
   EXPECT_EQ(XXH64(bytes.data(), bytes.size(), 0), 0x68b35cda97559cfeULL);
+}
+
+// ---- the runtime-width type and the file format (kind 6) ----------------------
+
+TEST(BinaryFuseAnyWidth, WrapsTheTypedFilters) {
+  const auto hashes = random_hashes(5000, 21);
+  for (std::uint32_t bits : {8u, 16u}) {
+    const bloomkit::binary_fuse filter(hashes, bits);
+    EXPECT_EQ(filter.fingerprint_bits(), bits);
+    EXPECT_EQ(filter.keys(), hashes.size());
+    EXPECT_EQ(filter.capacity(), hashes.size());
+    EXPECT_FALSE(filter.saturated());
+    EXPECT_EQ(filter.target_fpr(), std::ldexp(1.0, -static_cast<int>(bits)));
+    for (const auto h : hashes) ASSERT_TRUE(filter.may_contain_hash(h));
+  }
+  try {
+    const bloomkit::binary_fuse filter(hashes, 12);
+    FAIL() << "expected invalid_argument";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+  }
+}
+
+TEST(BinaryFuseFormat, RoundTripsThroughLoadViewAndInspect) {
+  for (std::uint32_t bits : {8u, 16u}) {
+    for (std::uint32_t arity : {3u, 4u}) {
+      for (std::uint64_t n : {0u, 1u, 1000u}) {
+        binary_fuse_options options;
+        options.arity = arity;
+        options.hash = bloomkit::hash_spec{bloomkit::hash_algorithm::xxh64, 99};
+        const auto hashes = random_hashes(n, 31 + n);
+        const bloomkit::binary_fuse filter(hashes, bits, options);
+        const auto bytes = bloomkit::save_to_bytes(filter);
+        const std::string where = std::to_string(bits) + "-bit " + std::to_string(arity) + "-wise n=" + std::to_string(n);
+
+        const auto any = bloomkit::load(bytes);
+        ASSERT_TRUE(std::holds_alternative<bloomkit::binary_fuse>(any)) << where;
+        const auto& loaded = std::get<bloomkit::binary_fuse>(any);
+        EXPECT_EQ(loaded.params(), filter.params()) << where;
+        EXPECT_EQ(bloomkit::save_to_bytes(loaded), bytes) << where;  // byte-identical re-save
+
+        const auto typed = bloomkit::load_as<bloomkit::binary_fuse>(bytes, options.hash);
+        const auto viewed = bloomkit::view(bytes);
+        ASSERT_TRUE(std::holds_alternative<bloomkit::binary_fuse_view>(viewed)) << where;
+        const auto& in_place = std::get<bloomkit::binary_fuse_view>(viewed);
+        for (const auto h : random_hashes(20'000, 32)) {
+          const bool expected = filter.may_contain_hash(h);
+          ASSERT_EQ(loaded.may_contain_hash(h), expected) << where;
+          ASSERT_EQ(typed.may_contain_hash(h), expected) << where;
+          ASSERT_EQ(in_place.may_contain_hash(h), expected) << where;
+        }
+        for (const auto h : hashes) ASSERT_TRUE(in_place.may_contain_hash(h)) << where;
+
+        const auto info = bloomkit::inspect(bytes);
+        EXPECT_EQ(info.kind, bloomkit::filter_kind::binary_fuse);
+        EXPECT_TRUE(info.checksum_ok);
+        EXPECT_EQ(info.inserted, n);
+        ASSERT_FALSE(info.params.empty());
+        EXPECT_EQ(info.params[0], (bloomkit::file_param{"fingerprint_bits", std::uint64_t{bits}}));
+        EXPECT_THROW((void)bloomkit::load_as<bloomkit::binary_fuse>(bytes, bloomkit::hash_spec{}), error);
+      }
+    }
+  }
+}
+
+// Field checks of the kind-6 parameter section, fed straight to the codec
+// (a bit flip in a saved file trips the header checksum first).
+TEST(BinaryFuseFormat, ParameterSectionIsChecked) {
+  using codec = bloomkit::format_codec<bloomkit::binary_fuse>;
+  const bloomkit::binary_fuse filter(random_hashes(1000, 33), 8);
+  const auto params_of = [](const bloomkit::binary_fuse_params& p) {
+    std::vector<std::byte> out(32);
+    bloomkit::detail::store_le(out.data(), p.fingerprint_bits);
+    bloomkit::detail::store_le(out.data() + 4, p.arity);
+    bloomkit::detail::store_le(out.data() + 8, p.segment_length);
+    bloomkit::detail::store_le(out.data() + 12, p.segment_count);
+    bloomkit::detail::store_le(out.data() + 16, p.seed);
+    bloomkit::detail::store_le(out.data() + 24, p.keys);
+    return out;
+  };
+  bloomkit::detail::format::header head;
+  head.inserted = filter.keys();
+  head.payload_bytes = filter.size_in_bytes();
+  const auto read = [&](const bloomkit::binary_fuse_params& p, std::size_t cut = 0) {
+    auto bytes = params_of(p);
+    bytes.resize(bytes.size() - cut);
+    bloomkit::detail::format::params_reader in(bytes, "binary_fuse");
+    return codec::read_params(head, in);
+  };
+  EXPECT_EQ(read(filter.params()).segment_count, filter.params().segment_count);
+  const auto code_of = [&](auto mutate, std::size_t cut = 0) {
+    auto p = filter.params();
+    mutate(p);
+    try {
+      (void)read(p, cut);
+    } catch (const error& e) {
+      return e.code();
+    }
+    return errc{};
+  };
+  EXPECT_EQ(code_of([](auto&) {}, 4), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.fingerprint_bits = 32; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.arity = 5; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.segment_length = 100; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.segment_length = 1U << 20; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.segment_count = 0; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.segment_count += 1; }), errc::corrupt);  // payload length disagrees
+  EXPECT_EQ(code_of([](auto& p) { p.keys += 1; }), errc::corrupt);           // header's inserted disagrees
+  EXPECT_EQ(code_of([](auto& p) { p.fingerprint_bits = 16; }), errc::corrupt);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/file_format.hpp"
 #include "bloomkit/ribbon.hpp"
 #include "test_support.hpp"
 
@@ -246,6 +247,77 @@ TEST(RibbonGolden, LayoutIsPinned) {
   std::vector<std::byte> bytes(words.size() * 8);
   for (std::size_t i = 0; i < words.size(); ++i) bloomkit::detail::store_le(bytes.data() + 8 * i, words[i]);
   EXPECT_EQ(XXH64(bytes.data(), bytes.size(), 0), 0xa767baa682c11461ULL);
+}
+
+// ---- the file format (kind 7) ------------------------------------------------
+
+TEST(RibbonFormat, RoundTripsThroughLoadViewAndInspect) {
+  for (std::uint32_t r : {1u, 7u, 16u}) {
+    for (std::uint64_t n : {0u, 1u, 3000u}) {
+      ribbon_options options = with_bits(r);
+      options.hash = bloomkit::hash_spec{bloomkit::hash_algorithm::xxh64, 5};
+      const auto hashes = random_hashes(n, 41 + n);
+      const ribbon filter(hashes, options);
+      const auto bytes = bloomkit::save_to_bytes(filter);
+      const std::string where = "r=" + std::to_string(r) + " n=" + std::to_string(n);
+
+      const auto any = bloomkit::load(bytes);
+      ASSERT_TRUE(std::holds_alternative<ribbon>(any)) << where;
+      const auto& loaded = std::get<ribbon>(any);
+      EXPECT_EQ(loaded.params(), filter.params()) << where;
+      EXPECT_EQ(bloomkit::save_to_bytes(loaded), bytes) << where;
+      const auto viewed = bloomkit::view(bytes);
+      ASSERT_TRUE(std::holds_alternative<bloomkit::ribbon_view>(viewed)) << where;
+      const auto& in_place = std::get<bloomkit::ribbon_view>(viewed);
+      const auto typed = bloomkit::view_as<ribbon>(bytes, options.hash);
+      for (const auto h : random_hashes(20'000, 42)) {
+        const bool expected = filter.may_contain_hash(h);
+        ASSERT_EQ(loaded.may_contain_hash(h), expected) << where;
+        ASSERT_EQ(in_place.may_contain_hash(h), expected) << where;
+        ASSERT_EQ(typed.may_contain_hash(h), expected) << where;
+      }
+      for (const auto h : hashes) ASSERT_TRUE(in_place.may_contain_hash(h)) << where;
+      const auto info = bloomkit::inspect(bytes);
+      EXPECT_EQ(info.kind, bloomkit::filter_kind::ribbon);
+      EXPECT_TRUE(info.checksum_ok);
+      EXPECT_EQ(info.target_fpr, std::ldexp(1.0, -static_cast<int>(r)));
+      ASSERT_FALSE(info.params.empty());
+      EXPECT_EQ(info.params[0], (bloomkit::file_param{"result_bits", std::uint64_t{r}}));
+    }
+  }
+}
+
+TEST(RibbonFormat, ParameterSectionIsChecked) {
+  using codec = bloomkit::format_codec<ribbon>;
+  const ribbon filter(random_hashes(1000, 43), with_bits(8));
+  bloomkit::detail::format::header head;
+  head.inserted = filter.keys();
+  head.payload_bytes = filter.size_in_bytes();
+  const auto code_of = [&](auto mutate, std::uint32_t reserved = 0) {
+    auto p = filter.params();
+    mutate(p);
+    std::vector<std::byte> bytes(32);
+    bloomkit::detail::store_le(bytes.data(), p.result_bits);
+    bloomkit::detail::store_le(bytes.data() + 4, reserved);
+    bloomkit::detail::store_le(bytes.data() + 8, p.slots);
+    bloomkit::detail::store_le(bytes.data() + 16, p.seed);
+    bloomkit::detail::store_le(bytes.data() + 24, p.keys);
+    bloomkit::detail::format::params_reader in(bytes, "ribbon");
+    try {
+      (void)codec::read_params(head, in);
+    } catch (const error& e) {
+      return e.code();
+    }
+    return errc{};
+  };
+  EXPECT_EQ(code_of([](auto&) {}), errc{});
+  EXPECT_EQ(code_of([](auto&) {}, 1), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.result_bits = 0; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.result_bits = 17; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.result_bits = 9; }), errc::corrupt);  // payload length disagrees
+  EXPECT_EQ(code_of([](auto& p) { p.slots = 100; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.slots = std::uint64_t{1} << 50; }), errc::corrupt);
+  EXPECT_EQ(code_of([](auto& p) { p.keys = 0; }), errc::corrupt);
 }
 
 }  // namespace

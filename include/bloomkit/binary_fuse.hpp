@@ -52,6 +52,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
@@ -244,6 +246,19 @@ class basic_binary_fuse_view {
     return params_.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8));
   }
 
+
+  // The state every bloomkit filter reports (DESIGN.md). A static filter
+  // knows its set exactly: capacity, inserted and the cardinality are the
+  // stored key count, the FPR is fixed by the fingerprint width, and it is
+  // never saturated.
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.keys; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return params_.keys; }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(params_.keys); }
+  /// 2^-f, the FPR the layout is built for (also for an empty filter).
+  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8)); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+
  private:
   [[nodiscard]] std::uint64_t segment_count_length() const noexcept {
     return std::uint64_t{params_.segment_count} * params_.segment_length;
@@ -314,6 +329,17 @@ class basic_binary_fuse {
   [[nodiscard]] double design_fpr() const noexcept {
     return params_.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8));
   }
+  // The state every bloomkit filter reports (DESIGN.md). A static filter
+  // knows its set exactly: capacity, inserted and the cardinality are the
+  // stored key count, the FPR is fixed by the fingerprint width, and it is
+  // never saturated.
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.keys; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return params_.keys; }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(params_.keys); }
+  /// 2^-f, the FPR the layout is built for (also for an empty filter).
+  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8)); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return false; }
   /// Construction attempts the last build needed (1 = first seed worked).
   [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
 
@@ -443,5 +469,143 @@ using binary_fuse8 = basic_binary_fuse<std::uint8_t>;
 using binary_fuse16 = basic_binary_fuse<std::uint16_t>;
 using binary_fuse8_view = basic_binary_fuse_view<std::uint8_t>;
 using binary_fuse16_view = basic_binary_fuse_view<std::uint16_t>;
+
+/// A binary fuse filter of either fingerprint width, chosen at run time (the
+/// type the file format, the CLI and other width-agnostic code hold). Queries
+/// branch once on the width, then run the typed filter's code.
+class binary_fuse_view {
+ public:
+  binary_fuse_view(binary_fuse8_view v) noexcept : impl_(v) {}    // NOLINT: implicit by design
+  binary_fuse_view(binary_fuse16_view v) noexcept : impl_(v) {}   // NOLINT: implicit by design
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    if (const auto* v8 = std::get_if<binary_fuse8_view>(&impl_)) return v8->may_contain_hash(h);
+    return std::get<binary_fuse16_view>(impl_).may_contain_hash(h);
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, hash()));
+  }
+  /// out[i] = may_contain_hash(hashes[i]); errc::invalid_argument if sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    std::visit([&](const auto& v) { v.may_contain_many(hashes, out); }, impl_);
+  }
+  [[nodiscard]] const binary_fuse_params& params() const noexcept {
+    return std::visit([](const auto& v) -> const binary_fuse_params& { return v.params(); }, impl_);
+  }
+  [[nodiscard]] hash_spec hash() const noexcept { return params().hash; }
+  [[nodiscard]] std::uint64_t keys() const noexcept { return params().keys; }
+  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return params().fingerprint_bits; }
+  [[nodiscard]] std::uint32_t arity() const noexcept { return params().arity; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept {
+    return std::visit([](const auto& v) { return v.size_in_bytes(); }, impl_);
+  }
+  [[nodiscard]] double bits_per_key() const noexcept {
+    return std::visit([](const auto& v) { return v.bits_per_key(); }, impl_);
+  }
+  [[nodiscard]] double design_fpr() const noexcept {
+    return std::visit([](const auto& v) { return v.design_fpr(); }, impl_);
+  }
+  // The state every bloomkit filter reports (DESIGN.md). A static filter
+  // knows its set exactly: capacity, inserted and the cardinality are the
+  // stored key count, the FPR is fixed by the fingerprint width, and it is
+  // never saturated.
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return keys(); }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return keys(); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(keys()); }
+  /// 2^-f, the FPR the layout is built for (also for an empty filter).
+  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(fingerprint_bits())); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+  /// The typed view inside (binary_fuse8_view or binary_fuse16_view).
+  [[nodiscard]] const std::variant<binary_fuse8_view, binary_fuse16_view>& typed() const noexcept { return impl_; }
+
+ private:
+  std::variant<binary_fuse8_view, binary_fuse16_view> impl_;
+};
+
+/// An owning binary fuse filter of either fingerprint width (see
+/// binary_fuse_view). Build one with a width, or wrap a typed filter.
+class binary_fuse {
+ public:
+  using view_type = binary_fuse_view;
+
+  /// An empty 8-bit filter (rejects every key).
+  binary_fuse() = default;
+  binary_fuse(binary_fuse8 f) noexcept : impl_(std::move(f)) {}   // NOLINT: implicit by design
+  binary_fuse(binary_fuse16 f) noexcept : impl_(std::move(f)) {}  // NOLINT: implicit by design
+
+  /// Builds a filter with `fingerprint_bits` (8 or 16; otherwise
+  /// errc::invalid_argument) from `hashes`. Same contract as basic_binary_fuse.
+  binary_fuse(std::span<const std::uint64_t> hashes, std::uint32_t fingerprint_bits,
+              const binary_fuse_options& options = {})
+      : impl_(make(hashes, fingerprint_bits, options)) {}
+
+  /// A filter from stored parts: params.fingerprint_bits picks the width;
+  /// `payload` holds array_length() fingerprints, each little-endian (8-bit:
+  /// one byte each). Validates like the views do (errc::corrupt for a wrong
+  /// payload length, errc::invalid_argument for bad parameters).
+  static binary_fuse from_parts(const binary_fuse_params& params, std::span<const std::byte> payload) {
+    if (params.fingerprint_bits == 16) {
+      detail::require(payload.size() % 2 == 0, errc::corrupt, "binary_fuse16: payload length is odd");
+      std::vector<std::uint16_t> fingerprints(payload.size() / 2);
+      for (std::size_t i = 0; i < fingerprints.size(); ++i) {
+        fingerprints[i] = detail::load_le<std::uint16_t>(payload.data() + 2 * i);
+      }
+      return binary_fuse16(params, std::move(fingerprints));
+    }
+    detail::require(params.fingerprint_bits == 8, errc::invalid_argument,
+                    "binary_fuse: fingerprint_bits must be 8 or 16, got " + std::to_string(params.fingerprint_bits));
+    std::vector<std::uint8_t> fingerprints(payload.size());
+    for (std::size_t i = 0; i < payload.size(); ++i) fingerprints[i] = std::to_integer<std::uint8_t>(payload[i]);
+    return binary_fuse8(params, std::move(fingerprints));
+  }
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return view().may_contain(k);
+  }
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    view().may_contain_many(hashes, out);
+  }
+  [[nodiscard]] view_type view() const noexcept {
+    if (const auto* f8 = std::get_if<binary_fuse8>(&impl_)) return f8->view();
+    return std::get<binary_fuse16>(impl_).view();
+  }
+  [[nodiscard]] const binary_fuse_params& params() const noexcept {
+    return std::visit([](const auto& f) -> const binary_fuse_params& { return f.params(); }, impl_);
+  }
+  [[nodiscard]] hash_spec hash() const noexcept { return params().hash; }
+  [[nodiscard]] std::uint64_t keys() const noexcept { return params().keys; }
+  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return params().fingerprint_bits; }
+  [[nodiscard]] std::uint32_t arity() const noexcept { return params().arity; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return view().size_in_bytes(); }
+  [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
+  [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
+  // The state every bloomkit filter reports (DESIGN.md). A static filter
+  // knows its set exactly: capacity, inserted and the cardinality are the
+  // stored key count, the FPR is fixed by the fingerprint width, and it is
+  // never saturated.
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return keys(); }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return keys(); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(keys()); }
+  /// 2^-f, the FPR the layout is built for (also for an empty filter).
+  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(fingerprint_bits())); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+  /// The typed filter inside (binary_fuse8 or binary_fuse16).
+  [[nodiscard]] const std::variant<binary_fuse8, binary_fuse16>& typed() const noexcept { return impl_; }
+
+ private:
+  static std::variant<binary_fuse8, binary_fuse16> make(std::span<const std::uint64_t> hashes, std::uint32_t bits,
+                                                        const binary_fuse_options& options) {
+    if (bits == 8) return binary_fuse8(hashes, options);
+    if (bits == 16) return binary_fuse16(hashes, options);
+    throw error(errc::invalid_argument, "binary_fuse: fingerprint_bits must be 8 or 16, got " + std::to_string(bits));
+  }
+
+  std::variant<binary_fuse8, binary_fuse16> impl_;
+};
 
 }  // namespace bloomkit

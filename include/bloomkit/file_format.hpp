@@ -70,13 +70,16 @@
 #include "bloomkit/detail/format_standard_bloom.hpp"
 #include "bloomkit/detail/format_blocked_bloom.hpp"
 #include "bloomkit/detail/format_split_block_bloom.hpp"
+#include "bloomkit/detail/format_binary_fuse.hpp"
+#include "bloomkit/detail/format_ribbon.hpp"
 
 namespace bloomkit {
 
 /// Any filter a file can hold. Later kinds are appended (never reordered).
-using any_filter = std::variant<standard_bloom, blocked_bloom, split_block_bloom>;
+using any_filter = std::variant<standard_bloom, blocked_bloom, split_block_bloom, binary_fuse, ribbon>;
 /// A zero-copy view of any filter with one. Later kinds are appended.
-using any_filter_view = std::variant<standard_bloom_view, blocked_bloom_view, split_block_bloom_view>;
+using any_filter_view =
+    std::variant<standard_bloom_view, blocked_bloom_view, split_block_bloom_view, binary_fuse_view, ribbon_view>;
 
 /// The kind id files store for Filter (a filter or its view).
 template <serializable_filter Filter>

@@ -1,0 +1,108 @@
+// bloomkit/detail/format_binary_fuse.hpp - the file codec of binary_fuse
+// (docs/FORMAT.md, "Kind 6: binary_fuse"). Both fingerprint widths share the
+// kind; the parameters say which.
+//
+//   parameters (32 bytes): fingerprint_bits u32 (8 or 16) | arity u32 (3 or 4)
+//                          | segment_length u32 | segment_count u32 | seed u64 | keys u64
+//   payload: array_length = (segment_count + arity - 1) * segment_length
+//            fingerprints, slot 0 first, each fingerprint_bits / 8 bytes
+//            little-endian. keys = 0 (an empty filter) has no segments and no payload.
+//   header: inserted = keys, capacity = max(keys, 1), target_fpr = 2^-fingerprint_bits.
+#pragma once
+
+#include "bloomkit/binary_fuse.hpp"
+#include "bloomkit/detail/format_core.hpp"
+
+namespace bloomkit {
+
+template <>
+struct format_codec<binary_fuse> {
+  using filter_type = binary_fuse;
+  using view_type = binary_fuse_view;
+  using source_type = binary_fuse_view;
+  using params_type = binary_fuse_params;
+  static constexpr filter_kind kind = filter_kind::binary_fuse;
+  /// view() needs the payload aligned for 16-bit fingerprints.
+  static constexpr std::size_t payload_alignment = alignof(std::uint16_t);
+
+  // ---- writing ----
+  static detail::format::common_fields common(const source_type& f) {
+    return {f.hash(), f.keys(), std::max<std::uint64_t>(f.keys(), 1),
+            std::ldexp(1.0, -static_cast<int>(f.fingerprint_bits()))};
+  }
+  static std::uint32_t params_bytes(const source_type&) noexcept { return 32; }
+  static void write_params(const source_type& f, detail::format::params_writer& out) {
+    const binary_fuse_params& p = f.params();
+    out.u32(p.fingerprint_bits);
+    out.u32(p.arity);
+    out.u32(p.segment_length);
+    out.u32(p.segment_count);
+    out.u64(p.seed);
+    out.u64(p.keys);
+  }
+  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.size_in_bytes(); }
+  template <class Sink>
+  static void write_payload(const source_type& f, Sink& sink) {
+    std::visit([&](const auto& v) { detail::format::write_items(v.fingerprints(), sink); }, f.typed());
+  }
+
+  // ---- reading ----
+  /// Decodes the parameters and checks them against each other, the header
+  /// and its payload length. Throws errc::corrupt naming the field.
+  static params_type read_params(const detail::format::header& h, detail::format::params_reader& in) {
+    using detail::format::check_field;
+    const std::string_view name = in.kind();
+    params_type p;
+    p.fingerprint_bits = in.u32("fingerprint_bits");
+    p.arity = in.u32("arity");
+    p.segment_length = in.u32("segment_length");
+    p.segment_count = in.u32("segment_count");
+    p.seed = in.u64("seed");
+    p.keys = in.u64("keys");
+    in.finish();
+    p.hash = h.hash;
+    check_field(p.fingerprint_bits == 8 || p.fingerprint_bits == 16, name, "fingerprint_bits",
+                "= " + std::to_string(p.fingerprint_bits) + " is not 8 or 16");
+    check_field(p.arity == 3 || p.arity == 4, name, "arity", "= " + std::to_string(p.arity) + " is not 3 or 4");
+    if (p.keys == 0) {
+      check_field(p.segment_length == 0 && p.segment_count == 0, name, "segment_length",
+                  "must be 0 with segment_count 0 in an empty filter (keys = 0)");
+    } else {
+      check_field(std::has_single_bit(p.segment_length) && p.segment_length >= 4 && p.segment_length <= (1U << 18),
+                  name, "segment_length", "= " + std::to_string(p.segment_length) + " is not a power of two in [4, 2^18]");
+      check_field(p.segment_count >= 1, name, "segment_count", "is 0 in a filter with keys");
+      check_field(p.array_length() < (std::uint64_t{1} << 32), name, "segment_count",
+                  "= " + std::to_string(p.segment_count) + " gives more than 2^32 slots");
+    }
+    check_field(h.inserted == p.keys, name, "inserted",
+                "= " + std::to_string(h.inserted) + " differs from keys = " + std::to_string(p.keys));
+    const std::uint64_t expected = p.array_length() * (p.fingerprint_bits / 8);
+    check_field(h.payload_bytes == expected, name, "payload_bytes",
+                "= " + std::to_string(h.payload_bytes) + ", but the parameters need " + std::to_string(expected));
+    return p;
+  }
+  /// An owning filter holding a copy of `payload` (already length-checked).
+  static filter_type load(const params_type& p, const detail::format::header&, std::span<const std::byte> payload) {
+    if (p.fingerprint_bits == 8) return binary_fuse8(p, detail::format::read_items<std::uint8_t>(payload));
+    return binary_fuse16(p, detail::format::read_items<std::uint16_t>(payload));
+  }
+  /// A view whose fingerprints are `payload` itself (little-endian host, aligned).
+  static view_type view(const params_type& p, const detail::format::header&, std::span<const std::byte> payload) {
+    if (p.fingerprint_bits == 8) return binary_fuse8_view(p, detail::format::items_in_place<std::uint8_t>(payload));
+    return binary_fuse16_view(p, detail::format::items_in_place<std::uint16_t>(payload));
+  }
+  static void describe(const params_type& p, std::vector<file_param>& out) {
+    out.push_back({"fingerprint_bits", std::uint64_t{p.fingerprint_bits}});
+    out.push_back({"arity", std::uint64_t{p.arity}});
+    out.push_back({"segment_length", std::uint64_t{p.segment_length}});
+    out.push_back({"segment_count", std::uint64_t{p.segment_count}});
+    out.push_back({"seed", p.seed});
+    out.push_back({"keys", p.keys});
+  }
+};
+
+/// Views are saved with the owning filter's codec.
+template <>
+struct format_codec<binary_fuse_view> : format_codec<binary_fuse> {};
+
+}  // namespace bloomkit

@@ -1,0 +1,94 @@
+// bloomkit/detail/format_ribbon.hpp - the file codec of ribbon
+// (docs/FORMAT.md, "Kind 7: ribbon").
+//
+//   parameters (32 bytes): result_bits u32 (1..16) | reserved u32 (zero)
+//                          | slots u64 | seed u64 | keys u64
+//   payload: (slots / 64 + 1) * result_bits words u64 little-endian: block b
+//            (64 slots) holds result_bits words, word j = result bit j of its
+//            slots (bit i of the word = slot 64 b + i); the last block is zero
+//            padding. keys = 0 (an empty filter) has slots = 0 and no payload.
+//   header: inserted = keys, capacity = max(keys, 1), target_fpr = 2^-result_bits.
+#pragma once
+
+#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/ribbon.hpp"
+
+namespace bloomkit {
+
+template <>
+struct format_codec<ribbon> {
+  using filter_type = ribbon;
+  using view_type = ribbon_view;
+  using source_type = ribbon_view;
+  using params_type = ribbon_params;
+  static constexpr filter_kind kind = filter_kind::ribbon;
+  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
+
+  // ---- writing ----
+  static detail::format::common_fields common(const source_type& f) {
+    return {f.hash(), f.keys(), std::max<std::uint64_t>(f.keys(), 1),
+            std::ldexp(1.0, -static_cast<int>(f.result_bits()))};
+  }
+  static std::uint32_t params_bytes(const source_type&) noexcept { return 32; }
+  static void write_params(const source_type& f, detail::format::params_writer& out) {
+    const ribbon_params& p = f.params();
+    out.u32(p.result_bits);
+    out.zeros(4);
+    out.u64(p.slots);
+    out.u64(p.seed);
+    out.u64(p.keys);
+  }
+  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.size_in_bytes(); }
+  template <class Sink>
+  static void write_payload(const source_type& f, Sink& sink) {
+    detail::format::write_items(f.words(), sink);
+  }
+
+  // ---- reading ----
+  /// Decodes the parameters and checks them against each other, the header
+  /// and its payload length. Throws errc::corrupt naming the field.
+  static params_type read_params(const detail::format::header& h, detail::format::params_reader& in) {
+    using detail::format::check_field;
+    const std::string_view name = in.kind();
+    params_type p;
+    p.result_bits = in.u32("result_bits");
+    in.zeros(4, "reserved");
+    p.slots = in.u64("slots");
+    p.seed = in.u64("seed");
+    p.keys = in.u64("keys");
+    in.finish();
+    p.hash = h.hash;
+    check_field(p.result_bits >= 1 && p.result_bits <= 16, name, "result_bits",
+                "= " + std::to_string(p.result_bits) + " is not in [1, 16]");
+    if (p.keys == 0) {
+      check_field(p.slots == 0, name, "slots", "must be 0 in an empty filter (keys = 0)");
+    } else {
+      check_field(p.slots >= 128 && p.slots % 64 == 0 && p.slots <= (std::uint64_t{1} << 40), name, "slots",
+                  "= " + std::to_string(p.slots) + " is not a multiple of 64 in [128, 2^40]");
+    }
+    check_field(h.inserted == p.keys, name, "inserted",
+                "= " + std::to_string(h.inserted) + " differs from keys = " + std::to_string(p.keys));
+    const std::uint64_t expected = p.word_count() * 8;
+    check_field(h.payload_bytes == expected, name, "payload_bytes",
+                "= " + std::to_string(h.payload_bytes) + ", but the parameters need " + std::to_string(expected));
+    return p;
+  }
+  static filter_type load(const params_type& p, const detail::format::header&, std::span<const std::byte> payload) {
+    return filter_type(p, detail::format::read_items<std::uint64_t>(payload));
+  }
+  static view_type view(const params_type& p, const detail::format::header&, std::span<const std::byte> payload) {
+    return view_type(p, detail::format::items_in_place<std::uint64_t>(payload));
+  }
+  static void describe(const params_type& p, std::vector<file_param>& out) {
+    out.push_back({"result_bits", std::uint64_t{p.result_bits}});
+    out.push_back({"slots", p.slots});
+    out.push_back({"seed", p.seed});
+    out.push_back({"keys", p.keys});
+  }
+};
+
+/// Views are saved with the owning filter's codec.
+template <>
+struct format_codec<ribbon_view> : format_codec<ribbon> {};
+
+}  // namespace bloomkit
