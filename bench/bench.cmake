@@ -1,0 +1,20 @@
+# bench/bench.cmake - benchmark targets (included by CMakeLists.txt when
+# BLOOMKIT_BUILD_BENCH is on).
+#
+#   bloomkit_compare  bench/compare.cpp: bloomkit vs libbloom vs std::unordered_set
+#                     vs the memory-limit kernel, one process, one run
+#   bloomkit_micro    bench/micro.cpp: Google Benchmark micro benchmarks of the
+#                     kernels, the dispatch and the prefetch window
+find_path(LIBBLOOM_INCLUDE_DIR bloom.h)
+find_library(LIBBLOOM_LIBRARY bloom)
+if(NOT LIBBLOOM_INCLUDE_DIR OR NOT LIBBLOOM_LIBRARY)
+  message(FATAL_ERROR "libbloom not found: install Debian's libbloom-dev (./bloomkit.sh setup)")
+endif()
+
+add_executable(bloomkit_compare ${PROJECT_SOURCE_DIR}/bench/compare.cpp)
+target_include_directories(bloomkit_compare PRIVATE ${LIBBLOOM_INCLUDE_DIR})
+target_link_libraries(bloomkit_compare PRIVATE bloomkit::bloomkit bloomkit_warnings ${LIBBLOOM_LIBRARY})
+
+find_package(benchmark REQUIRED)
+add_executable(bloomkit_micro ${PROJECT_SOURCE_DIR}/bench/micro.cpp)
+target_link_libraries(bloomkit_micro PRIVATE bloomkit::bloomkit bloomkit_warnings benchmark::benchmark)

@@ -1,0 +1,213 @@
+// bench/micro.cpp - Google Benchmark micro benchmarks of the pieces behind
+// bench/compare's figures:
+//   BM_kernel_*     one test / set per key in a filter that fits in L1, per
+//                   kernel: the compute cost of each kernel alone
+//   BM_single_*     may_contain_hash through the run-time dispatch vs the
+//                   scalar policy called directly: the cost of dispatch
+//   BM_window/W     batched lookups in a filter far larger than the caches
+//                   with prefetch windows W = 1..128: the choice of
+//                   detail::batch_window
+//   BM_standard_prefetch/P  standard_bloom negative lookups prefetching the
+//                   first P probes: the choice of standard_lookup_prefetch
+// Run: bloomkit_micro [--benchmark_filter=REGEX]
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bloomkit/bloomkit.hpp"
+
+namespace {
+
+using bloomkit::kernel;
+using bloomkit::detail::splitmix64;
+
+std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
+  std::vector<std::uint64_t> out(n);
+  splitmix64 rng(seed);
+  for (auto& h : out) h = rng();
+  return out;
+}
+
+/// Skips the benchmark when the CPU lacks the kernel; otherwise selects it.
+bool select(benchmark::State& state, kernel k) {
+  if (!bloomkit::kernel_supported(k)) {
+    state.SkipWithError("kernel not supported by this CPU");
+    return false;
+  }
+  bloomkit::set_kernel(k);
+  return true;
+}
+
+template <class Filter>
+void BM_kernel_test(benchmark::State& state, kernel k) {
+  if (!select(state, k)) return;
+  Filter filter(bloomkit::block_filter_params{256, 8, 2000, 0.01, bloomkit::hash_spec{}});  // 8-16 KiB: L1
+  const auto keys = random_hashes(2000, 1);
+  filter.insert_many(keys);
+  const auto probes = random_hashes(4096, 2);
+  std::unique_ptr<bool[]> out(new bool[probes.size()]);
+  for (auto _ : state) {
+    filter.may_contain_many(probes, std::span<bool>(out.get(), probes.size()));
+    benchmark::DoNotOptimize(out.get());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
+  bloomkit::reset_kernel();
+}
+
+template <class Filter>
+void BM_kernel_set(benchmark::State& state, kernel k) {
+  if (!select(state, k)) return;
+  Filter filter(bloomkit::block_filter_params{256, 8, 2000, 0.01, bloomkit::hash_spec{}});
+  const auto keys = random_hashes(4096, 3);
+  for (auto _ : state) {
+    filter.insert_many(keys);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * keys.size()));
+  bloomkit::reset_kernel();
+}
+
+template <class Filter>
+void BM_single_dispatched(benchmark::State& state, kernel k) {
+  if (!select(state, k)) return;
+  Filter filter(bloomkit::block_filter_params{256, 8, 2000, 0.01, bloomkit::hash_spec{}});
+  filter.insert_many(random_hashes(2000, 1));
+  const auto probes = random_hashes(4096, 2);
+  for (auto _ : state) {
+    std::uint64_t hits = 0;
+    for (auto h : probes) hits += filter.may_contain_hash(h);
+    benchmark::DoNotOptimize(hits);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
+  bloomkit::reset_kernel();
+}
+
+template <class Filter>
+void BM_single_scalar_direct(benchmark::State& state) {
+  using P = typename Filter::policy;
+  Filter filter(bloomkit::block_filter_params{256, 8, 2000, 0.01, bloomkit::hash_spec{}});
+  filter.insert_many(random_hashes(2000, 1));
+  const auto probes = random_hashes(4096, 2);
+  const auto blocks = filter.blocks();
+  for (auto _ : state) {
+    std::uint64_t hits = 0;
+    for (auto h : probes) hits += P::test(blocks[bloomkit::detail::block_index(h, blocks.size())], h, 8);
+    benchmark::DoNotOptimize(hits);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
+}
+
+// ---- prefetch window -----------------------------------------------------------------
+
+/// A 128 MiB blocked filter (about 10^8 keys at 1 %): far past L2; this
+/// machine's L3 may hold part of it (see BENCHMARKS.md).
+const bloomkit::blocked_bloom& big_filter() {
+  static const bloomkit::blocked_bloom filter = [] {
+    bloomkit::blocked_bloom f(bloomkit::block_filter_params{std::uint64_t{1} << 21, 8, 100'000'000, 0.01,
+                                                            bloomkit::hash_spec{}});
+    f.insert_many(random_hashes(std::size_t{1} << 22, 9));
+    return f;
+  }();
+  return filter;
+}
+
+template <std::size_t W>
+void BM_window(benchmark::State& state) {
+  using P = bloomkit::detail::cache_line_policy;
+  const auto& filter = big_filter();
+  const auto probes = random_hashes(1 << 20, 10);
+  std::unique_ptr<bool[]> out(new bool[probes.size()]);
+  const auto* blocks = filter.blocks().data();
+  const std::uint64_t count = filter.num_blocks();
+  for (auto _ : state) {
+    bool* o = out.get();
+    bloomkit::detail::prefetch_pipeline<W>(
+        probes.size(), [&](std::size_t i) { return probes[i]; },
+        [&](std::uint64_t h) { bloomkit::detail::prefetch(blocks + bloomkit::detail::block_index(h, count)); },
+        [&](std::size_t i, std::uint64_t h) {
+          o[i] = P::test(blocks[bloomkit::detail::block_index(h, count)], h, 8);
+        });
+    benchmark::DoNotOptimize(out.get());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
+}
+
+void BM_no_prefetch(benchmark::State& state) {
+  const auto& filter = big_filter();
+  const auto probes = random_hashes(1 << 20, 10);
+  for (auto _ : state) {
+    std::uint64_t hits = 0;
+    for (auto h : probes) hits += filter.may_contain_hash(h);
+    benchmark::DoNotOptimize(hits);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
+}
+
+template <std::uint32_t Prefetched>
+void BM_standard_prefetch(benchmark::State& state) {
+  static const bloomkit::standard_bloom filter = [] {
+    bloomkit::standard_bloom f(50'000'000, 0.01);
+    f.insert_many(random_hashes(50'000'000, 11));
+    return f;
+  }();
+  const auto probes = random_hashes(1 << 20, 12);  // negatives
+  std::unique_ptr<bool[]> out(new bool[probes.size()]);
+  const std::uint64_t* words = filter.words().data();
+  const std::uint64_t bits = filter.bit_count();
+  const std::uint32_t k = filter.num_hashes();
+  for (auto _ : state) {
+    bool* o = out.get();
+    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+        probes.size(), [&](std::size_t i) { return probes[i]; },
+        [&](std::uint64_t h) { bloomkit::detail::prefetch_standard_probes(words, h, bits, Prefetched, false); },
+        [&](std::size_t i, std::uint64_t h) { o[i] = bloomkit::detail::standard_test(words, h, bits, k); });
+    benchmark::DoNotOptimize(out.get());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
+}
+
+}  // namespace
+
+// BENCHMARK_CAPTURE pastes the function name into an identifier, so each
+// template instance gets a plain name first.
+void BM_split_block_test(benchmark::State& s, kernel k) { BM_kernel_test<bloomkit::split_block_bloom>(s, k); }
+void BM_blocked_test(benchmark::State& s, kernel k) { BM_kernel_test<bloomkit::blocked_bloom>(s, k); }
+void BM_split_block_set(benchmark::State& s, kernel k) { BM_kernel_set<bloomkit::split_block_bloom>(s, k); }
+void BM_blocked_set(benchmark::State& s, kernel k) { BM_kernel_set<bloomkit::blocked_bloom>(s, k); }
+void BM_split_block_single(benchmark::State& s, kernel k) { BM_single_dispatched<bloomkit::split_block_bloom>(s, k); }
+void BM_blocked_single(benchmark::State& s, kernel k) { BM_single_dispatched<bloomkit::blocked_bloom>(s, k); }
+
+BENCHMARK_CAPTURE(BM_split_block_test, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_split_block_test, avx2, kernel::avx2);
+BENCHMARK_CAPTURE(BM_blocked_test, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_blocked_test, avx2, kernel::avx2);
+BENCHMARK_CAPTURE(BM_blocked_test, avx512, kernel::avx512);
+BENCHMARK_CAPTURE(BM_split_block_set, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_split_block_set, avx2, kernel::avx2);
+BENCHMARK_CAPTURE(BM_blocked_set, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_blocked_set, avx2, kernel::avx2);
+BENCHMARK_CAPTURE(BM_blocked_set, avx512, kernel::avx512);
+BENCHMARK_CAPTURE(BM_split_block_single, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_split_block_single, avx2, kernel::avx2);
+BENCHMARK_CAPTURE(BM_blocked_single, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_blocked_single, avx2, kernel::avx2);
+BENCHMARK_CAPTURE(BM_blocked_single, avx512, kernel::avx512);
+BENCHMARK(BM_single_scalar_direct<bloomkit::split_block_bloom>);
+BENCHMARK(BM_single_scalar_direct<bloomkit::blocked_bloom>);
+BENCHMARK(BM_no_prefetch);
+BENCHMARK(BM_window<1>);
+BENCHMARK(BM_window<4>);
+BENCHMARK(BM_window<8>);
+BENCHMARK(BM_window<16>);
+BENCHMARK(BM_window<32>);
+BENCHMARK(BM_window<64>);
+BENCHMARK(BM_window<128>);
+BENCHMARK(BM_standard_prefetch<1>);
+BENCHMARK(BM_standard_prefetch<2>);
+BENCHMARK(BM_standard_prefetch<3>);
+BENCHMARK(BM_standard_prefetch<7>);
+
+BENCHMARK_MAIN();
