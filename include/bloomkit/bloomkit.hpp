@@ -9,3 +9,4 @@
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/binary_fuse.hpp"
 #include "bloomkit/ribbon.hpp"
+#include "bloomkit/file_format.hpp"
