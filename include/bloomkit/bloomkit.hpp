@@ -7,6 +7,8 @@
 #include "bloomkit/standard_bloom.hpp"
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/counting_bloom.hpp"
+#include "bloomkit/scalable_bloom.hpp"
 #include "bloomkit/binary_fuse.hpp"
 #include "bloomkit/ribbon.hpp"
 #include "bloomkit/file_format.hpp"

@@ -1,0 +1,478 @@
+// bloomkit/counting_bloom.hpp - counting Bloom filter with 4-bit counters.
+//
+// Fan, Cao, Almeida and Broder (2000), "Summary cache": replace each bit of a
+// standard filter by a small counter, increment on insert, decrement on
+// remove, and test "counter != 0" on a query. This gives deletion at four
+// times the memory of the standard filter.
+//
+// Layout (fixed; part of the file format):
+//   * m counters of 4 bits, packed two per byte: counter i is the low nibble
+//     of byte i / 2 when i is even, the high nibble when i is odd. In memory
+//     the bytes are held as little-endian 64-bit words (counter i is bits
+//     4 (i % 16) .. 4 (i % 16) + 3 of word i / 16), so the words written
+//     little-endian are exactly those bytes.
+//   * A key's k counters are exactly the k bits a standard_bloom with the same
+//     m, k and hash probes (detail::standard_probes, enhanced double hashing).
+//     So counter i != 0 iff bit i of the standard filter built from the same
+//     multiset of keys is set, and to_standard_bloom() is exact, bit for bit.
+//
+// Counters and their invariants:
+//   * A counter stops at 15 (saturates) and is never decremented once there:
+//     its true value is unknown, and decrementing it could drive it to zero
+//     while keys still hash to it, a false negative. Below 15 a counter holds
+//     exactly the number of probes of present keys that hit it, as long as
+//     only present keys are removed; so no sequence of inserts and removes of
+//     inserted keys can create a false negative.
+//   * Fan et al. (section V.C) bound the chance that any counter reaches 16 at
+//     the optimal k by m (e ln 2 / 16)^16 ~ 1.37e-15 m, which is why 4 bits
+//     suffice at or below design capacity; saturated_counters() says how often
+//     it happened anyway (overfull filters, heavy duplicates).
+//   * remove() refuses, changing nothing, when the key is certainly absent:
+//     some counter of it is below the number of times the key probes that
+//     counter (so zero, in the common case of distinct probes). Removing a key
+//     that was never inserted but passes may_contain (a false positive) is
+//     indistinguishable from removing a present key and *can* create false
+//     negatives for other keys: callers remove only keys they inserted.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+#include "bloomkit/standard_bloom.hpp"
+
+namespace bloomkit {
+
+/// The parameters that fix a counting filter's layout and design point.
+struct counting_bloom_params {
+  std::uint64_t counters = 0;  ///< m, 1 <= m <= 2^40 (4 bits each)
+  std::uint32_t k = 0;         ///< counters per key, 1 <= k <= 64
+  std::uint64_t capacity = 0;  ///< design number of keys (>= 1)
+  double target_fpr = 0.0;     ///< design false-positive rate, in (0, 1)
+  hash_spec hash{};
+
+  friend bool operator==(const counting_bloom_params&, const counting_bloom_params&) = default;
+};
+
+/// What counting_bloom::remove did.
+enum class remove_result : std::uint8_t {
+  removed = 0,  ///< the key's counters were decremented (saturated ones left at 15)
+  absent = 1,   ///< the key is certainly not in the filter; nothing changed
+};
+
+/// "removed" or "absent".
+constexpr std::string_view to_string(remove_result r) noexcept {
+  return r == remove_result::removed ? "removed" : "absent";
+}
+
+namespace detail {
+
+inline constexpr std::uint32_t counter_max = 15;  ///< a 4-bit counter saturates here
+inline constexpr std::uint64_t max_counters = std::uint64_t{1} << 40;  // 512 GiB of counters
+
+/// 64-bit words holding m 4-bit counters.
+constexpr std::uint64_t words_for_counters(std::uint64_t counters) noexcept {
+  return counters / 16 + (counters % 16 != 0);
+}
+
+constexpr std::uint32_t get_counter(std::span<const std::uint64_t> words, std::uint64_t i) noexcept {
+  return static_cast<std::uint32_t>((words[i >> 4] >> ((i & 15) * 4)) & 0xF);
+}
+
+inline void validate(const counting_bloom_params& p) {
+  require(p.counters >= 1 && p.counters <= max_counters, errc::invalid_argument,
+          "counting_bloom: counters must be in [1, 2^40], got " + std::to_string(p.counters));
+  require(p.k >= 1 && p.k <= 64, errc::invalid_argument,
+          "counting_bloom: k must be in [1, 64], got " + std::to_string(p.k));
+  require(p.capacity >= 1, errc::invalid_argument, "counting_bloom: capacity must be at least 1");
+  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
+          "counting_bloom: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+  require(is_known(p.hash.algorithm), errc::invalid_argument, "counting_bloom: unknown hash algorithm");
+}
+
+inline void require_same_shape(const counting_bloom_params& a, const counting_bloom_params& b,
+                               const char* operation) {
+  const std::string prefix = std::string("counting_bloom ") + operation + ": ";
+  require(a.counters == b.counters, errc::mismatch,
+          prefix + "counter counts differ (" + std::to_string(a.counters) + " vs " + std::to_string(b.counters) + ")");
+  require(a.k == b.k, errc::mismatch, prefix + "k differs (" + std::to_string(a.k) + " vs " + std::to_string(b.k) + ")");
+  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+}
+
+/// A key's k counter indices with, for each, how many times the key probes
+/// that counter (enhanced double hashing repeats an index now and then when
+/// m is small). Only the first occurrence of an index carries its count;
+/// later ones carry 0.
+struct counting_probe_set {
+  std::array<std::uint64_t, 64> index{};
+  std::array<std::uint8_t, 64> times{};
+  std::uint32_t k = 0;
+
+  counting_probe_set(std::uint64_t h, std::uint64_t counters, std::uint32_t k_) noexcept : k(k_) {
+    standard_probes probes(h, counters);
+    for (std::uint32_t i = 0; i < k; ++i) {
+      index[i] = probes.next();
+      times[i] = 1;
+      for (std::uint32_t j = 0; j < i; ++j) {
+        if (times[j] != 0 && index[j] == index[i]) {
+          ++times[j];
+          times[i] = 0;
+          break;
+        }
+      }
+    }
+  }
+};
+
+struct trusted_counting_t {
+  explicit trusted_counting_t() = default;
+};
+
+}  // namespace detail
+
+/// A read-only counting filter over borrowed 64-bit words (16 counters per
+/// word, see the header comment), e.g. a memory-mapped file. Holds all query
+/// and statistics code; the words must outlive it.
+class counting_bloom_view {
+ public:
+  /// Views `words` (exactly ceil(counters / 16) of them, the nibbles past m
+  /// zero) as a filter with `params`; `inserted` is the net insert count.
+  /// Throws bloomkit::error (invalid_argument or corrupt) when they disagree.
+  counting_bloom_view(const counting_bloom_params& params, std::span<const std::uint64_t> words,
+                      std::uint64_t inserted)
+      : params_(params), words_(words), inserted_(inserted) {
+    detail::validate(params_);
+    const std::uint64_t expected = detail::words_for_counters(params_.counters);
+    detail::require(words_.size() == expected, errc::corrupt,
+                    "counting_bloom: expected " + std::to_string(expected) + " words for " +
+                        std::to_string(params_.counters) + " counters, got " + std::to_string(words_.size()));
+    const unsigned tail = static_cast<unsigned>(params_.counters % 16);
+    detail::require(tail == 0 || (words_.back() >> (4 * tail)) == 0, errc::corrupt,
+                    "counting_bloom: counters past the end of the filter are non-zero");
+  }
+  /// For owning filters: no validation (their invariants already hold).
+  counting_bloom_view(detail::trusted_counting_t, const counting_bloom_params& params,
+                      std::span<const std::uint64_t> words, std::uint64_t inserted) noexcept
+      : params_(params), words_(words), inserted_(inserted) {}
+
+  /// True if the key with hash `h` may be present; false means certainly not
+  /// (some counter of it is zero). Stops at the first zero counter.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    detail::standard_probes probes(h, params_.counters);
+    for (std::uint32_t i = 0; i < params_.k; ++i) {
+      if (detail::get_counter(words_, probes.next()) == 0) return false;
+    }
+    return true;
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, params_.hash));
+  }
+
+  /// out[i] = may_contain_hash(hashes[i]); prefetches each key's first
+  /// counter a window ahead. Throws errc::invalid_argument if sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    detail::require(hashes.size() == out.size(), errc::invalid_argument,
+                    "counting_bloom: may_contain_many needs as many outputs as hashes");
+    constexpr std::size_t window = 16;
+    const std::size_t n = hashes.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) detail::prefetch(&words_[detail::reduce64(hashes[i + window], params_.counters) >> 4]);
+      out[i] = may_contain_hash(hashes[i]);
+    }
+  }
+
+  /// An upper bound on how many times the key with hash `h` is present (the
+  /// minimum over its counters, each divided by how often the key probes it;
+  /// Fan et al. 2000, Cohen and Matias 2003 "minimum selection"). 0 means
+  /// certainly absent. A result of 15 means "15 or more": a saturated
+  /// counter no longer bounds anything.
+  [[nodiscard]] std::uint32_t count_estimate_hash(std::uint64_t h) const noexcept {
+    const detail::counting_probe_set set(h, params_.counters, params_.k);
+    std::uint32_t best = detail::counter_max;
+    for (std::uint32_t i = 0; i < set.k; ++i) {
+      if (set.times[i] == 0) continue;
+      const std::uint32_t c = detail::get_counter(words_, set.index[i]);
+      if (c == detail::counter_max) continue;
+      best = std::min(best, c / set.times[i]);
+    }
+    return best;
+  }
+  template <key K>
+  [[nodiscard]] std::uint32_t count_estimate(const K& k) const {
+    return count_estimate_hash(hash_key(k, params_.hash));
+  }
+
+  /// The value of counter i in [0, 15]. Precondition: i < counters().
+  [[nodiscard]] std::uint32_t counter(std::uint64_t i) const noexcept { return detail::get_counter(words_, i); }
+
+  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::uint64_t counters() const noexcept { return params_.counters; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  /// Net insert count: insert calls (merges add) minus removes that were
+  /// accepted. Duplicates count.
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+
+  /// Counters that are not zero (the bits a standard filter would have set). O(size).
+  [[nodiscard]] std::uint64_t nonzero_counters() const noexcept {
+    std::uint64_t total = 0;
+    for (const std::uint64_t w : words_) {
+      // Fold each nibble to its lowest bit: set iff the nibble is non-zero.
+      const std::uint64_t any = (w | (w >> 1) | (w >> 2) | (w >> 3)) & 0x1111111111111111ULL;
+      total += static_cast<std::uint64_t>(std::popcount(any));
+    }
+    return total;
+  }
+  /// Counters stuck at 15: their keys can no longer be fully removed. O(size).
+  [[nodiscard]] std::uint64_t saturated_counters() const noexcept {
+    std::uint64_t total = 0;
+    for (const std::uint64_t w : words_) {
+      const std::uint64_t all = w & (w >> 1) & (w >> 2) & (w >> 3) & 0x1111111111111111ULL;
+      total += static_cast<std::uint64_t>(std::popcount(all));
+    }
+    return total;
+  }
+  /// Fraction of non-zero counters, in [0, 1].
+  [[nodiscard]] double fill_ratio() const noexcept {
+    return static_cast<double>(nonzero_counters()) / static_cast<double>(params_.counters);
+  }
+  /// Distinct keys present, estimated from the non-zero counters (Swamidass
+  /// and Baldi 2007); +infinity when every counter is non-zero.
+  [[nodiscard]] double estimated_cardinality() const {
+    return sizing::cardinality_from_bits(static_cast<double>(params_.counters), params_.k,
+                                         static_cast<double>(nonzero_counters()));
+  }
+  /// FPR for the counters now, (non-zero fraction)^k; follows the fill past
+  /// capacity and falls again as keys are removed.
+  [[nodiscard]] double estimated_fpr() const { return sizing::fpr_from_fill(fill_ratio(), params_.k); }
+  /// The classic formula at the design point (capacity keys).
+  [[nodiscard]] double design_fpr() const {
+    return sizing::classic_fpr(static_cast<double>(params_.counters), static_cast<double>(params_.capacity),
+                               params_.k);
+  }
+  /// Past design capacity: the net insert count is above capacity and the
+  /// counters confirm more distinct keys than capacity beyond the estimate's
+  /// noise (sizing::past_capacity). Removing keys can clear it again.
+  [[nodiscard]] bool saturated() const {
+    return inserted_ > params_.capacity && sizing::past_capacity(estimated_cardinality(), params_.capacity);
+  }
+
+  /// The standard_bloom a standard filter with the same m, k, hash and design
+  /// point would hold after the same inserts: bit i set iff counter i != 0.
+  /// For shipping a filter that no longer needs deletion at a quarter of the
+  /// size; inserted() carries over.
+  [[nodiscard]] standard_bloom to_standard_bloom() const {
+    std::vector<std::uint64_t> bits(detail::words_for_bits(params_.counters), 0);
+    for (std::size_t w = 0; w < words_.size(); ++w) {
+      const std::uint64_t any = (words_[w] | (words_[w] >> 1) | (words_[w] >> 2) | (words_[w] >> 3));
+      std::uint64_t packed = 0;
+      for (unsigned j = 0; j < 16; ++j) packed |= ((any >> (4 * j)) & 1) << j;  // 16 counters -> 16 bits
+      bits[w / 4] |= packed << (16 * (w % 4));
+    }
+    return standard_bloom(
+        standard_bloom_params{params_.counters, params_.k, params_.capacity, params_.target_fpr, params_.hash},
+        std::move(bits), inserted_);
+  }
+
+ private:
+  counting_bloom_params params_;
+  std::span<const std::uint64_t> words_;
+  std::uint64_t inserted_;
+};
+
+/// An owning counting Bloom filter (see the header comment for the layout and
+/// the counter invariants). Four bits per counter: 4x a standard filter.
+class counting_bloom {
+ public:
+  using view_type = counting_bloom_view;
+
+  /// A filter for `capacity` keys at `target_fpr`, sized exactly like
+  /// standard_bloom(capacity, target_fpr): m = bits_for(n, p) counters,
+  /// k = optimal_k_for(p). Throws errc::invalid_argument for n = 0 or p
+  /// outside (0, 1).
+  counting_bloom(std::uint64_t capacity, double target_fpr, hash_spec hash = {})
+      : counting_bloom(plan_params(capacity, target_fpr, hash)) {}
+
+  /// A zeroed filter with exactly these parameters (validated).
+  explicit counting_bloom(const counting_bloom_params& params) : params_(params) {
+    detail::validate(params_);
+    words_.assign(detail::words_for_counters(params_.counters), 0);
+  }
+
+  /// A filter from existing words (loading); validated like a view.
+  counting_bloom(const counting_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted)
+      : params_(params), words_(std::move(words)), inserted_(inserted) {
+    (void)counting_bloom_view(params_, words_, inserted_);
+  }
+
+  /// The parameters a (capacity, target_fpr) construction chooses: those of
+  /// standard_bloom::plan_params, counters in place of bits.
+  static counting_bloom_params plan_params(std::uint64_t capacity, double target_fpr, hash_spec hash = {}) {
+    const standard_bloom_params s = standard_bloom::plan_params(capacity, target_fpr, hash);
+    return counting_bloom_params{s.bits, s.k, s.capacity, s.target_fpr, s.hash};
+  }
+
+  /// Adds the key with hash `h`: increments its k counters, each stopping at 15.
+  void insert_hash(std::uint64_t h) noexcept {
+    detail::standard_probes probes(h, params_.counters);
+    for (std::uint32_t i = 0; i < params_.k; ++i) increment(probes.next());
+    ++inserted_;
+  }
+  template <key K>
+  void insert(const K& k) {
+    insert_hash(hash_key(k, params_.hash));
+  }
+  /// Adds every hash; prefetches each key's first counter a window ahead.
+  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
+    constexpr std::size_t window = 16;
+    const std::size_t n = hashes.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) {
+        detail::prefetch_for_write(&words_[detail::reduce64(hashes[i + window], params_.counters) >> 4]);
+      }
+      insert_hash(hashes[i]);
+    }
+  }
+
+  /// Removes one occurrence of the key with hash `h`. Returns
+  /// remove_result::absent, changing nothing, when the key is certainly not
+  /// present (a counter below the number of times the key probes it);
+  /// otherwise decrements each of its counters that is below 15 and returns
+  /// removed. Precondition for correctness (not for memory safety): the key
+  /// was inserted; removing a false positive can cause false negatives.
+  remove_result remove_hash(std::uint64_t h) noexcept {
+    const detail::counting_probe_set set(h, params_.counters, params_.k);
+    for (std::uint32_t i = 0; i < set.k; ++i) {
+      if (set.times[i] == 0) continue;
+      const std::uint32_t c = get(set.index[i]);
+      if (c != detail::counter_max && c < set.times[i]) return remove_result::absent;
+    }
+    for (std::uint32_t i = 0; i < set.k; ++i) decrement(set.index[i]);
+    if (inserted_ > 0) --inserted_;
+    return remove_result::removed;
+  }
+  template <key K>
+  remove_result remove(const K& k) {
+    return remove_hash(hash_key(k, params_.hash));
+  }
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return view().may_contain(k);
+  }
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    view().may_contain_many(hashes, out);
+  }
+  [[nodiscard]] std::uint32_t count_estimate_hash(std::uint64_t h) const noexcept {
+    return view().count_estimate_hash(h);
+  }
+  template <key K>
+  [[nodiscard]] std::uint32_t count_estimate(const K& k) const {
+    return view().count_estimate(k);
+  }
+
+  /// Multiset union: counter-wise addition saturating at 15. Throws
+  /// errc::mismatch (naming the field) unless counters, k and hash_spec are
+  /// equal. inserted() becomes the sum. The counter invariants hold for the
+  /// union of the two multisets.
+  counting_bloom& merge(const counting_bloom_view& other) {
+    detail::require_same_shape(params_, other.params(), "merge");
+    const auto theirs = other.words();
+    for (std::size_t w = 0; w < words_.size(); ++w) words_[w] = saturating_add(words_[w], theirs[w]);
+    inserted_ += other.inserted();
+    return *this;
+  }
+  counting_bloom& merge(const counting_bloom& other) { return merge(other.view()); }
+
+  /// Counter-wise minimum (an upper bound of the multiset intersection, as
+  /// with bits); same checks as merge. inserted() becomes the smaller count.
+  counting_bloom& intersect(const counting_bloom_view& other) {
+    detail::require_same_shape(params_, other.params(), "intersect");
+    const auto theirs = other.words();
+    for (std::size_t w = 0; w < words_.size(); ++w) {
+      std::uint64_t out = 0;
+      for (unsigned j = 0; j < 64; j += 4) {
+        out |= std::min((words_[w] >> j) & 0xF, (theirs[w] >> j) & 0xF) << j;
+      }
+      words_[w] = out;
+    }
+    inserted_ = std::min(inserted_, other.inserted());
+    return *this;
+  }
+  counting_bloom& intersect(const counting_bloom& other) { return intersect(other.view()); }
+
+  /// All counters zero, inserted() zero.
+  void clear() noexcept {
+    std::fill(words_.begin(), words_.end(), 0);
+    inserted_ = 0;
+  }
+
+  [[nodiscard]] counting_bloom_view view() const noexcept {
+    return counting_bloom_view(detail::trusted_counting_t{}, params_, words_, inserted_);
+  }
+  [[nodiscard]] standard_bloom to_standard_bloom() const { return view().to_standard_bloom(); }
+
+  [[nodiscard]] std::uint32_t counter(std::uint64_t i) const noexcept { return get(i); }
+  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::uint64_t counters() const noexcept { return params_.counters; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t nonzero_counters() const noexcept { return view().nonzero_counters(); }
+  [[nodiscard]] std::uint64_t saturated_counters() const noexcept { return view().saturated_counters(); }
+  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
+  [[nodiscard]] double estimated_cardinality() const { return view().estimated_cardinality(); }
+  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
+  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
+  [[nodiscard]] bool saturated() const { return view().saturated(); }
+
+ private:
+  [[nodiscard]] std::uint32_t get(std::uint64_t i) const noexcept { return detail::get_counter(words_, i); }
+  void increment(std::uint64_t i) noexcept {
+    std::uint64_t& w = words_[i >> 4];
+    const unsigned shift = static_cast<unsigned>(i & 15) * 4;
+    if (((w >> shift) & 0xF) != detail::counter_max) w += std::uint64_t{1} << shift;
+  }
+  void decrement(std::uint64_t i) noexcept {
+    std::uint64_t& w = words_[i >> 4];
+    const unsigned shift = static_cast<unsigned>(i & 15) * 4;
+    const std::uint64_t c = (w >> shift) & 0xF;
+    if (c != 0 && c != detail::counter_max) w -= std::uint64_t{1} << shift;
+  }
+  /// Sixteen 4-bit lanes added lane by lane, each stopping at 15 (merge is
+  /// rare and O(size) anyway; the compiler vectorises the loop).
+  static std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+    std::uint64_t out = 0;
+    for (unsigned j = 0; j < 64; j += 4) {
+      const std::uint64_t s = ((a >> j) & 0xF) + ((b >> j) & 0xF);
+      out |= std::min<std::uint64_t>(s, detail::counter_max) << j;
+    }
+    return out;
+  }
+
+  counting_bloom_params params_;
+  std::vector<std::uint64_t> words_;
+  std::uint64_t inserted_ = 0;
+};
+
+}  // namespace bloomkit

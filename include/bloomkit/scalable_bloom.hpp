@@ -1,0 +1,429 @@
+// bloomkit/scalable_bloom.hpp - a Bloom filter that grows as keys arrive.
+//
+// Almeida, Baquero, Preguica and Hutchison (2007), "Scalable Bloom Filters",
+// Information Processing Letters 101(6). A fixed-size filter past its
+// capacity degrades without saying so; a scalable filter instead adds a new,
+// larger and tighter stage whenever the newest one is full:
+//
+//   stage i:  capacity n_i = n_0 s^i            (growth factor s, default 2)
+//             design FPR p_i = P (1 - r) r^i    (tightening ratio r, default 0.85)
+//
+//   stage 0 [n0, p0] -> stage 1 [s n0, r p0] -> stage 2 [s^2 n0, r^2 p0] -> ...
+//   insert: into the newest stage; a new stage opens when it holds n_i keys
+//   query:  "maybe" if any stage says maybe (newest first: it holds the most keys)
+//
+// A negative key is a false positive if any stage lets it through, so the
+// compound rate is 1 - prod(1 - p_i) <= sum p_i = P (1 - r^L) < P for L
+// stages (paper, section 4): the target P holds for any number of keys. This
+// is a union bound, so it holds whatever the correlation between stages (all
+// stages use the same 64-bit hash; each key lives in one stage, so their
+// fills are independent).
+//
+// Why r = 0.85: stage i needs about -ln p_i / (ln 2)^2 bits per key, and
+// -ln p_i = -ln P - ln(1 - r) + i ln(1/r). With r = 0.5 the first term is
+// small (ln 2) but every stage costs ln 2 = 0.69 more; with r = 0.85 the
+// first costs ln(1/0.15) = 1.90 and each stage only 0.16 more. The stages
+// past i ~ 2.3 are cheaper with 0.85, and with s = 2 the last stages hold
+// most of the keys, so for growth beyond ~8x the initial capacity 0.85 uses
+// less memory (the paper recommends r in 0.8..0.9 for large growth; s = 2
+// for moderate growth, 4 for fast growth). Pass r = 0.5 when the filter is
+// expected to stay near its initial capacity.
+//
+// Stages are blocked_bloom filters (one cache line per key per stage), each
+// sized with the blocked layout's own formula for its (n_i, p_i).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/blocked_bloom.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit {
+
+/// The parameters that fix a scalable filter's growth. The stages follow
+/// from them (scalable_bloom::stage_capacity, stage_fpr).
+struct scalable_bloom_params {
+  std::uint64_t initial_capacity = 0;  ///< n_0, keys in stage 0 (>= 1)
+  double target_fpr = 0.0;             ///< P, the compound bound for any number of keys, in (0, 1)
+  double growth = 2.0;                 ///< s, stage i+1 holds s times the keys of stage i; in [1, 16]
+  double tightening = 0.85;            ///< r, stage i+1 has r times the FPR of stage i; in (0, 1)
+  hash_spec hash{};
+
+  friend bool operator==(const scalable_bloom_params&, const scalable_bloom_params&) = default;
+};
+
+namespace detail {
+
+/// No more than this many stages: with s = 2 that is 2^64 n_0 keys, and with
+/// s = 1, r = 0.85 the last stage's FPR is still above 1e-5 P.
+inline constexpr std::uint32_t scalable_max_stages = 64;
+/// No stage holds more keys than this (a 2^32-block blocked_bloom at ~10
+/// bits per key holds about 2^37 keys).
+inline constexpr std::uint64_t scalable_max_stage_capacity = std::uint64_t{1} << 40;
+
+inline void validate(const scalable_bloom_params& p) {
+  require(p.initial_capacity >= 1 && p.initial_capacity <= scalable_max_stage_capacity, errc::invalid_argument,
+          "scalable_bloom: initial capacity must be in [1, 2^40], got " + std::to_string(p.initial_capacity));
+  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
+          "scalable_bloom: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+  require(p.growth >= 1.0 && p.growth <= 16.0, errc::invalid_argument,
+          "scalable_bloom: growth factor must be in [1, 16], got " + std::to_string(p.growth));
+  require(p.tightening > 0.0 && p.tightening < 1.0, errc::invalid_argument,
+          "scalable_bloom: tightening ratio must be in (0, 1), got " + std::to_string(p.tightening));
+  require(is_known(p.hash.algorithm), errc::invalid_argument, "scalable_bloom: unknown hash algorithm");
+}
+
+/// n_i, computed by repeated multiplication and rounding up (one correctly
+/// rounded IEEE multiply per step, so every machine gets the same integers;
+/// std::pow need not be correctly rounded). Throws errc::unsupported past
+/// scalable_max_stage_capacity. Precondition: validate(p) passed.
+inline std::uint64_t scalable_stage_capacity(const scalable_bloom_params& p, std::uint32_t stage) {
+  std::uint64_t n = p.initial_capacity;
+  for (std::uint32_t i = 0; i < stage; ++i) {
+    const double next = std::ceil(static_cast<double>(n) * p.growth);
+    require(next <= static_cast<double>(scalable_max_stage_capacity), errc::unsupported,
+            "scalable_bloom: stage " + std::to_string(stage) + " would hold more than 2^40 keys");
+    n = std::max(n, static_cast<std::uint64_t>(next));
+  }
+  return n;
+}
+
+/// p_i = P (1 - r) r^i, by repeated multiplication (same on every machine).
+inline double scalable_stage_fpr(const scalable_bloom_params& p, std::uint32_t stage) {
+  double fpr = p.target_fpr * (1.0 - p.tightening);
+  for (std::uint32_t i = 0; i < stage; ++i) fpr *= p.tightening;
+  return fpr;
+}
+
+/// Throws errc::corrupt unless `stage` (the i-th) has the capacity, design
+/// FPR and hash that `p` fixes for it.
+inline void require_stage_matches(const scalable_bloom_params& p, std::uint32_t i, const block_filter_params& stage) {
+  const std::string prefix = "scalable_bloom: stage " + std::to_string(i) + " ";
+  require(stage.hash == p.hash, errc::corrupt, prefix + "has a different hash spec from the filter");
+  require(stage.capacity == scalable_stage_capacity(p, i), errc::corrupt,
+          prefix + "capacity " + std::to_string(stage.capacity) + " differs from the growth plan's " +
+              std::to_string(scalable_stage_capacity(p, i)));
+  const double want = scalable_stage_fpr(p, i);
+  require(std::fabs(stage.target_fpr - want) <= 1e-12 * want, errc::corrupt,
+          prefix + "design FPR differs from the tightening plan");
+}
+
+inline void require_same_growth(const scalable_bloom_params& a, const scalable_bloom_params& b, const char* op) {
+  const std::string prefix = std::string("scalable_bloom ") + op + ": ";
+  require(a.initial_capacity == b.initial_capacity, errc::mismatch, prefix + "initial capacities differ");
+  require(a.target_fpr == b.target_fpr, errc::mismatch, prefix + "target FPRs differ");
+  require(a.growth == b.growth, errc::mismatch, prefix + "growth factors differ");
+  require(a.tightening == b.tightening, errc::mismatch, prefix + "tightening ratios differ");
+  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+}
+
+/// Query and statistics code shared by the owning filter (stages are
+/// blocked_bloom) and the view (stages are blocked_bloom_view): both have the
+/// same member functions.
+template <class Stage>
+struct scalable_core {
+  static bool may_contain_hash(std::span<const Stage> stages, std::uint64_t h) noexcept {
+    for (std::size_t i = stages.size(); i-- > 0;) {
+      if (stages[i].may_contain_hash(h)) return true;
+    }
+    return false;
+  }
+
+  /// Batched: each stage answers the batch with its own prefetching kernel,
+  /// newest first; results are OR-ed.
+  static void may_contain_many(std::span<const Stage> stages, std::span<const std::uint64_t> hashes,
+                               std::span<bool> out) {
+    require(hashes.size() == out.size(), errc::invalid_argument,
+            "scalable_bloom: may_contain_many needs as many outputs as hashes");
+    std::fill(out.begin(), out.end(), false);
+    constexpr std::size_t chunk = 256;
+    bool partial[chunk];
+    for (std::size_t start = 0; start < hashes.size(); start += chunk) {
+      const std::size_t n = std::min(chunk, hashes.size() - start);
+      for (std::size_t s = stages.size(); s-- > 0;) {
+        stages[s].may_contain_many(hashes.subspan(start, n), std::span<bool>(partial, n));
+        for (std::size_t j = 0; j < n; ++j) out[start + j] = out[start + j] || partial[j];
+      }
+    }
+  }
+
+  static std::uint64_t sum(std::span<const Stage> stages, std::uint64_t (*f)(const Stage&)) noexcept {
+    std::uint64_t total = 0;
+    for (const auto& s : stages) total += f(s);
+    return total;
+  }
+
+  /// 1 - prod_i (1 - f_i) for per-stage rates f_i.
+  template <class F>
+  static double compound(std::span<const Stage> stages, F&& per_stage) {
+    double pass_all = 1.0;
+    for (const auto& s : stages) pass_all *= 1.0 - per_stage(s);
+    return 1.0 - pass_all;
+  }
+};
+
+struct trusted_scalable_t {
+  explicit trusted_scalable_t() = default;
+};
+
+}  // namespace detail
+
+/// A read-only scalable filter over borrowed stages (each a blocked_bloom_view
+/// over borrowed blocks, e.g. from a mapped file). Holds the query and
+/// statistics code for views; the blocks must outlive it.
+class scalable_bloom_view {
+ public:
+  /// Views `stages` as the stages of a filter with `params`. Throws
+  /// bloomkit::error: invalid_argument for bad params, corrupt when there
+  /// are no stages or more than 64, or a stage's hash, capacity or design FPR
+  /// differs from the growth plan.
+  scalable_bloom_view(const scalable_bloom_params& params, std::vector<blocked_bloom_view> stages)
+      : params_(params), stages_(std::move(stages)) {
+    detail::validate(params_);
+    detail::require(!stages_.empty() && stages_.size() <= detail::scalable_max_stages, errc::corrupt,
+                    "scalable_bloom: stage count must be in [1, 64], got " + std::to_string(stages_.size()));
+    for (std::uint32_t i = 0; i < stages_.size(); ++i) detail::require_stage_matches(params_, i, stages_[i].params());
+  }
+  scalable_bloom_view(detail::trusted_scalable_t, const scalable_bloom_params& params,
+                      std::vector<blocked_bloom_view> stages) noexcept
+      : params_(params), stages_(std::move(stages)) {}
+
+  /// True if any stage may contain the key with hash `h`; false: certainly not.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return core::may_contain_hash(stages_, h); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, params_.hash));
+  }
+  /// out[i] = may_contain_hash(hashes[i]). Throws errc::invalid_argument if sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    core::may_contain_many(stages_, hashes, out);
+  }
+
+  [[nodiscard]] const scalable_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  /// Number of stages (at least 1).
+  [[nodiscard]] std::size_t stages() const noexcept { return stages_.size(); }
+  /// Stage i, 0 the oldest. Precondition: i < stages().
+  [[nodiscard]] const blocked_bloom_view& stage(std::size_t i) const noexcept { return stages_[i]; }
+  [[nodiscard]] std::span<const blocked_bloom_view> stage_views() const noexcept { return stages_; }
+
+  /// Keys the present stages hold at design load (sum of their capacities);
+  /// more keys open a new stage.
+  [[nodiscard]] std::uint64_t capacity() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.capacity(); });
+  }
+  /// Insert calls counted over all stages.
+  [[nodiscard]] std::uint64_t inserted() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.inserted(); });
+  }
+  /// Bits over all stages.
+  [[nodiscard]] std::uint64_t total_bits() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.bit_count(); });
+  }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return total_bits() / 8; }
+  [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.set_bit_count(); });
+  }
+  /// Fraction of all bits set. O(size).
+  [[nodiscard]] double fill_ratio() const noexcept {
+    return static_cast<double>(set_bit_count()) / static_cast<double>(total_bits());
+  }
+  /// Sum of the stages' distinct-key estimates. O(size).
+  [[nodiscard]] double estimated_cardinality() const noexcept {
+    double total = 0.0;
+    for (const auto& s : stages_) total += s.estimated_cardinality();
+    return total;
+  }
+  /// FPR for the bits set now: 1 - prod (1 - stage estimated_fpr). O(size).
+  [[nodiscard]] double estimated_fpr() const {
+    return core::compound(stages_, [](const blocked_bloom_view& s) { return s.estimated_fpr(); });
+  }
+  /// The model FPR with every present stage at its capacity:
+  /// 1 - prod (1 - stage design_fpr) (each at most p_i).
+  [[nodiscard]] double design_fpr() const {
+    return core::compound(stages_, [](const blocked_bloom_view& s) { return s.design_fpr(); });
+  }
+  /// The compound bound of the present stages' design rates,
+  /// 1 - prod (1 - p_i) <= P (1 - r^stages) < target_fpr().
+  [[nodiscard]] double fpr_bound() const {
+    return core::compound(stages_, [](const blocked_bloom_view& s) { return s.target_fpr(); });
+  }
+  /// True when some stage holds more keys than its capacity (possible only
+  /// after merge); growth itself never saturates the filter.
+  [[nodiscard]] bool saturated() const noexcept {
+    return std::any_of(stages_.begin(), stages_.end(), [](const blocked_bloom_view& s) { return s.saturated(); });
+  }
+
+ private:
+  using core = detail::scalable_core<blocked_bloom_view>;
+  scalable_bloom_params params_;
+  std::vector<blocked_bloom_view> stages_;
+};
+
+/// An owning scalable Bloom filter (see the header comment). Starts with one
+/// stage of initial_capacity keys and adds stages as needed.
+class scalable_bloom {
+ public:
+  using view_type = scalable_bloom_view;
+
+  /// A filter whose FPR stays below `target_fpr` for any number of keys,
+  /// starting with room for `initial_capacity` keys. Throws
+  /// errc::invalid_argument for parameters out of their domains (see
+  /// scalable_bloom_params).
+  scalable_bloom(std::uint64_t initial_capacity, double target_fpr, hash_spec hash = {}, double growth = 2.0,
+                 double tightening = 0.85)
+      : scalable_bloom(scalable_bloom_params{initial_capacity, target_fpr, growth, tightening, hash}) {}
+
+  /// An empty filter (one empty stage) with these parameters (validated).
+  explicit scalable_bloom(const scalable_bloom_params& params) : params_(params) {
+    detail::validate(params_);
+    add_stage();
+  }
+
+  /// A filter from existing stages (loading); validated like a view.
+  scalable_bloom(const scalable_bloom_params& params, std::vector<blocked_bloom> stages)
+      : params_(params), stages_(std::move(stages)) {
+    (void)view_checked();
+  }
+
+  /// Capacity of stage i under `params`: n_0 s^i rounded up step by step.
+  /// Throws errc::unsupported past 2^40 keys.
+  static std::uint64_t stage_capacity(const scalable_bloom_params& params, std::uint32_t i) {
+    detail::validate(params);
+    return detail::scalable_stage_capacity(params, i);
+  }
+  /// Design FPR of stage i under `params`: P (1 - r) r^i.
+  static double stage_fpr(const scalable_bloom_params& params, std::uint32_t i) {
+    detail::validate(params);
+    return detail::scalable_stage_fpr(params, i);
+  }
+  /// The blocked_bloom parameters of stage i (blocked sizing for n_i, p_i).
+  static block_filter_params stage_params(const scalable_bloom_params& params, std::uint32_t i) {
+    return blocked_bloom::plan_params(stage_capacity(params, i), stage_fpr(params, i), params.hash);
+  }
+
+  /// Adds the key with hash `h` to the newest stage, first opening a new one
+  /// if the newest holds its capacity. Throws errc::unsupported when a 65th
+  /// stage or a stage over 2^40 keys would be needed, and std::bad_alloc.
+  void insert_hash(std::uint64_t h) {
+    if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
+    stages_.back().insert_hash(h);
+  }
+  template <key K>
+  void insert(const K& k) {
+    insert_hash(hash_key(k, params_.hash));
+  }
+  /// Adds every hash: fills the newest stage up to its capacity with its own
+  /// batched (prefetching) insert, opens the next, and so on.
+  void insert_many(std::span<const std::uint64_t> hashes) {
+    while (!hashes.empty()) {
+      if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
+      auto& last = stages_.back();
+      const std::uint64_t room = last.capacity() - last.inserted();
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, hashes.size()));
+      last.insert_many(hashes.first(n));
+      hashes = hashes.subspan(n);
+    }
+  }
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    return detail::scalable_core<blocked_bloom>::may_contain_hash(stages_, h);
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, params_.hash));
+  }
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    detail::scalable_core<blocked_bloom>::may_contain_many(stages_, hashes, out);
+  }
+
+  /// Union: stage i |= other's stage i; other's stages beyond ours are
+  /// copied. Throws errc::mismatch unless every scalable parameter and the
+  /// hash are equal (then the stages have equal shapes). A merged stage may
+  /// hold more than its capacity: saturated() and estimated_fpr() say so,
+  /// and fpr_bound() no longer applies to it.
+  scalable_bloom& merge(const scalable_bloom_view& other) {
+    detail::require_same_growth(params_, other.params(), "merge");
+    for (std::size_t i = 0; i < other.stages(); ++i) {
+      const blocked_bloom_view& theirs = other.stage(i);
+      if (i < stages_.size()) {
+        stages_[i].merge(theirs);
+      } else {
+        stages_.emplace_back(theirs.params(),
+                             std::vector<detail::block512>(theirs.blocks().begin(), theirs.blocks().end()),
+                             theirs.inserted());
+      }
+    }
+    return *this;
+  }
+  scalable_bloom& merge(const scalable_bloom& other) { return merge(other.view()); }
+
+  /// Back to one empty stage (memory of the later stages released).
+  void clear() {
+    stages_.clear();
+    add_stage();
+  }
+
+  /// A read-only view (allocates a vector of stage views; valid while this
+  /// filter lives and gains no stage).
+  [[nodiscard]] scalable_bloom_view view() const {
+    std::vector<blocked_bloom_view> views;
+    views.reserve(stages_.size());
+    for (const auto& s : stages_) views.push_back(s.view());
+    return scalable_bloom_view(detail::trusted_scalable_t{}, params_, std::move(views));
+  }
+
+  [[nodiscard]] const scalable_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] std::size_t stages() const noexcept { return stages_.size(); }
+  [[nodiscard]] const blocked_bloom& stage(std::size_t i) const noexcept { return stages_[i]; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom& s) { return s.capacity(); });
+  }
+  [[nodiscard]] std::uint64_t inserted() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom& s) { return s.inserted(); });
+  }
+  [[nodiscard]] std::uint64_t total_bits() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom& s) { return s.bit_count(); });
+  }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return total_bits() / 8; }
+  [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
+    return core::sum(stages_, [](const blocked_bloom& s) { return s.set_bit_count(); });
+  }
+  [[nodiscard]] double fill_ratio() const { return view().fill_ratio(); }
+  [[nodiscard]] double estimated_cardinality() const { return view().estimated_cardinality(); }
+  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
+  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
+  [[nodiscard]] double fpr_bound() const { return view().fpr_bound(); }
+  [[nodiscard]] bool saturated() const { return view().saturated(); }
+
+ private:
+  using core = detail::scalable_core<blocked_bloom>;
+
+  void add_stage() {
+    const auto next = static_cast<std::uint32_t>(stages_.size());
+    detail::require(next < detail::scalable_max_stages, errc::unsupported,
+                    "scalable_bloom: all 64 stages are full; build with a larger initial capacity or growth factor");
+    stages_.emplace_back(stage_params(params_, next));
+  }
+
+  scalable_bloom_view view_checked() const {
+    std::vector<blocked_bloom_view> views;
+    views.reserve(stages_.size());
+    for (const auto& s : stages_) views.push_back(s.view());
+    return scalable_bloom_view(params_, std::move(views));
+  }
+
+  scalable_bloom_params params_;
+  std::vector<blocked_bloom> stages_;
+};
+
+}  // namespace bloomkit
