@@ -129,3 +129,18 @@ TEST(Sizing, BadParametersAreClearErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Sizing, HugeLoadsStayFastAndBounded) {
+  // A filter claiming 2^60 keys in 64 blocks (as a fuzzed file may): the
+  // formulas return promptly with a rate of ~1 instead of summing 10^10 terms.
+  EXPECT_NEAR(sz::blocked_fpr(64 * 512.0, std::ldexp(1.0, 60), 7, 512), 1.0, 1e-9);
+  EXPECT_NEAR(sz::split_block_fpr(64, std::ldexp(1.0, 60)), 1.0, 1e-9);
+  EXPECT_NEAR(sz::exact_fpr(64, 1e15, 7), 1.0, 1e-9);
+  // And a large but sane load is still close to the exact sum.
+  const double exact = sz::split_block_fpr(1, 2e6);
+  EXPECT_NEAR(exact, 1.0, 1e-6);
+}
+
+}  // namespace
