@@ -73,12 +73,18 @@ struct phase_times {
 
 /// Adds one batch of hashes to the filter. THE call site for inserting: a
 /// parallel build (issue 10, build_parallel) replaces this with a call that
-/// splits the work across `threads`; filters without insert_many (static
-/// filters built from all keys at once) get their branch here too.
+/// splits the work across `threads`. Static kinds (binary fuse, ribbon) never
+/// get here: their kind_entry has make_static, which takes all hashes at once.
 template <class Filter>
 void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigned threads) {
   (void)threads;  // single-threaded for now; see above
-  filter.insert_many(hashes);
+  if constexpr (requires { filter.insert_many(hashes); }) {
+    filter.insert_many(hashes);
+  } else if constexpr (requires { filter.insert_hash(hashes[0]); }) {
+    for (const std::uint64_t h : hashes) filter.insert_hash(h);
+  } else {
+    throw error(errc::unsupported, "this filter kind is built from all keys at once; its kind_entry needs make_static");
+  }
 }
 
 /// Hashes of stdin kept for a second look: memory first, then a temp file.
@@ -224,60 +230,76 @@ int run_build(const build_options& o) {
   phase_times times;
   std::uint64_t keys = 0;
 
-  // ---- size the filter -------------------------------------------------------
-  std::optional<hash_spool> spool;
-  std::uint64_t capacity = 0;
-  if (o.capacity) {
-    capacity = *o.capacity;
-  } else if (stdin_uses == 0) {
-    const auto t = clock_type::now();
-    progress_bar bar("count", total_bytes, !o.quiet);
-    std::uint64_t bytes_before = 0;
-    for (const auto& path : inputs) {
-      line_reader reader(path);
-      capacity += count_lines(reader);
-      bytes_before += reader.bytes_read();
-      bar.update(bytes_before, capacity);
-    }
-    times.count = seconds_since(t);
-  } else {
-    spool.emplace();
+  std::optional<any_filter> filter;
+  if (entry.make_static != nullptr) {
+    // ---- a static kind: every hash in memory, then one construction ----------
+    std::vector<std::uint64_t> all;
+    if (o.capacity) all.reserve(*o.capacity);
     progress_bar bar("read", total_bytes, !o.quiet);
-    keys = read_all(inputs, hasher, bar,
-                    [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) { spool->push(hashes); });
-    capacity = keys;
+    keys = read_all(inputs, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+      all.insert(all.end(), hashes.begin(), hashes.end());
+    });
+    bar.finish();
+    const auto t = clock_type::now();
+    filter.emplace(entry.make_static(all, o.fpr, spec));
+    times.insert = seconds_since(t);
+  } else {
+    // ---- size the filter -----------------------------------------------------
+    std::optional<hash_spool> spool;
+    std::uint64_t capacity = 0;
+    if (o.capacity) {
+      capacity = *o.capacity;
+    } else if (stdin_uses == 0) {
+      const auto t = clock_type::now();
+      progress_bar bar("count", total_bytes, !o.quiet);
+      std::uint64_t bytes_before = 0;
+      for (const auto& path : inputs) {
+        line_reader reader(path);
+        capacity += count_lines(reader);
+        bytes_before += reader.bytes_read();
+        bar.update(bytes_before, capacity);
+      }
+      times.count = seconds_since(t);
+    } else {
+      spool.emplace();
+      progress_bar bar("read", total_bytes, !o.quiet);
+      keys = read_all(inputs, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+        spool->push(hashes);
+      });
+      capacity = keys;
+    }
+
+    // The formulas need n >= 1; an empty input gives an empty filter sized for one key.
+    filter.emplace(entry.make(std::max<std::uint64_t>(capacity, 1), o.fpr, spec));
+
+    // ---- fill it -------------------------------------------------------------
+    std::visit(
+        [&](auto& f) {
+          auto insert = [&](std::span<const std::uint64_t> hashes) {
+            const auto t = clock_type::now();
+            insert_batch(f, hashes, o.threads);
+            times.insert += seconds_since(t);
+          };
+          if (spool) {
+            spool->replay(insert);
+          } else {
+            progress_bar bar("build", total_bytes, !o.quiet);
+            keys = read_all(inputs, hasher, bar,
+                            [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+                              insert(hashes);
+                            });
+          }
+        },
+        *filter);
   }
-
-  // The formulas need n >= 1; an empty input gives an empty filter sized for one key.
-  any_filter filter = entry.make(std::max<std::uint64_t>(capacity, 1), o.fpr, spec);
-
-  // ---- fill it ---------------------------------------------------------------
-  std::visit(
-      [&](auto& f) {
-        auto insert = [&](std::span<const std::uint64_t> hashes) {
-          const auto t = clock_type::now();
-          insert_batch(f, hashes, o.threads);
-          times.insert += seconds_since(t);
-        };
-        if (spool) {
-          spool->replay(insert);
-        } else {
-          progress_bar bar("build", total_bytes, !o.quiet);
-          keys = read_all(inputs, hasher, bar,
-                          [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
-                            insert(hashes);
-                          });
-        }
-      },
-      filter);
 
   // ---- write it ----------------------------------------------------------------
   const auto t_save = clock_type::now();
-  save(filter, o.output);
+  save(*filter, o.output);
   times.save = seconds_since(t_save);
   times.total = seconds_since(start);
 
-  const filter_summary summary = summarize(filter);
+  const filter_summary summary = summarize(*filter);
   if (keys == 0) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());

@@ -21,11 +21,11 @@ any_filter make_sized(std::uint64_t capacity, double target_fpr, hash_spec hash)
 // Parquet reader expects (PARQUET.md), so a CLI-built filter can be copied
 // into a Parquet file. The others default to XXH3-64, faster on short keys.
 const std::array<kind_entry, 3> table = {{
-    {"standard", filter_kind::standard_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<standard_bloom>,
+    {"standard", filter_kind::standard_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<standard_bloom>, nullptr,
      "classic Bloom filter: fewest bits per key for a given FPR, k random probes"},
-    {"blocked", filter_kind::blocked_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<blocked_bloom>,
+    {"blocked", filter_kind::blocked_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<blocked_bloom>, nullptr,
      "all k probes in one 64-byte cache line: one cache miss per lookup"},
-    {"split-block", filter_kind::split_block_bloom, parquet_hash_spec, &make_sized<split_block_bloom>,
+    {"split-block", filter_kind::split_block_bloom, parquet_hash_spec, &make_sized<split_block_bloom>, nullptr,
      "Apache Parquet's split-block filter (256-bit blocks, k = 8, XXH64)"},
 }};
 

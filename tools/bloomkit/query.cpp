@@ -12,6 +12,7 @@
 //           a text key that is not valid UTF-8 gets U+FFFD in "key" and its
 //           exact bytes in "key_hex")
 //   --count the number of "maybe" answers only
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -28,6 +29,8 @@ namespace bloomkit::cli {
 
 namespace {
 
+using clock_type = std::chrono::steady_clock;
+
 struct query_options {
   std::string file;
   std::vector<std::string> keys;
@@ -35,6 +38,7 @@ struct query_options {
   std::string format = "text";
   bool count = false;
   bool json = false;
+  bool stats = false;
 };
 
 /// Buffered stdout: one fwrite per MiB.
@@ -131,19 +135,25 @@ int run_query(const query_options& o) {
   for (const auto& path : o.inputs) stdin_uses += path == "-" ? 1 : 0;
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
+  const auto start = clock_type::now();
   const mapped_filter mapped = open_mapped(o.file);
   answer_writer writer(o, format);
+  double lookup_seconds = 0;
+  std::uint64_t keys = 0;
 
   std::visit(
       [&](const auto& filter) {
         key_hasher hasher(format, filter.hash());
         bool answers[key_batch_size];
         auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
+          const auto t = clock_type::now();
           if constexpr (requires { filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size())); }) {
             filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));
           } else {
             for (std::size_t i = 0; i < hashes.size(); ++i) answers[i] = filter.may_contain_hash(hashes[i]);
           }
+          lookup_seconds += std::chrono::duration<double>(clock_type::now() - t).count();
+          keys += hashes.size();
           writer.write(lines, answers);
         };
         if (!o.keys.empty()) {
@@ -172,6 +182,11 @@ int run_query(const query_options& o) {
       },
       mapped.filter);
   writer.finish();
+  if (o.stats) {
+    const double total = std::chrono::duration<double>(clock_type::now() - start).count();
+    std::fprintf(stderr, "bloomkit: stats: keys %llu, total %.3f s, may_contain_many %.3f s, the rest %.3f s\n",
+                 static_cast<unsigned long long>(keys), total, lookup_seconds, total - lookup_seconds);
+  }
   return exit_ok;
 }
 
@@ -193,6 +208,7 @@ void register_query(CLI::App& app, command_table& table) {
   sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
   sub->add_flag("-c,--count", o->count, "print only the number of keys answered maybe");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"maybe\": true|false}");
+  sub->add_flag("--stats", o->stats, "print the time spent in lookups and in the rest on stderr");
   table.emplace_back(sub, [o] { return run_query(*o); });
 }
 
