@@ -339,9 +339,9 @@ void register_build(CLI::App& app, command_table& table) {
   CLI::App* sub = app.add_subcommand("build", "Build a filter file from keys, one per line, in files or stdin");
   sub->footer(
       "Examples:\n"
-      "  bloomkit build keys.txt -o keys.bloom --fpr 0.001\n"
-      "  seq 1 1000000 | bloomkit build --format u64 --kind split-block -o ids.bloom\n"
-      "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bloom --json\n\n"
+      "  bloomkit build keys.txt -o keys.bkf --fpr 0.001\n"
+      "  seq 1 1000000 | bloomkit build --format u64 --kind split-block -o ids.bkf\n"
+      "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bkf --json\n\n"
       "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
       "little-endian bytes. One trailing \\r is dropped from every line (CRLF files work).\n"
       "Without --capacity the keys are counted first (a second pass over files; stdin is\n"

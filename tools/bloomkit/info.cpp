@@ -138,8 +138,8 @@ void register_info(CLI::App& app, command_table& table) {
   CLI::App* sub = app.add_subcommand("info", "Describe a filter file: kind, parameters, fill, FPR now, saturation");
   sub->footer(
       "Examples:\n"
-      "  bloomkit info keys.bloom\n"
-      "  bloomkit info keys.bloom --json | jq .estimated_fpr\n\n"
+      "  bloomkit info keys.bkf\n"
+      "  bloomkit info keys.bkf --json | jq .estimated_fpr\n\n"
       "Exit code 2 when the file is damaged (the checksum does not match) or cannot be read.");
   sub->add_option("file", o->file, "the filter file")->required();
   sub->add_flag("--json", o->json, "one JSON object (fields listed in README.md)");

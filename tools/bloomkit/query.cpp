@@ -197,10 +197,10 @@ void register_query(CLI::App& app, command_table& table) {
   CLI::App* sub = app.add_subcommand("query", "Ask a filter about keys: one line per key, KEY<TAB>maybe|absent");
   sub->footer(
       "Examples:\n"
-      "  bloomkit query keys.bloom alice bob\n"
-      "  bloomkit query keys.bloom < candidates.txt > answers.tsv\n"
-      "  seq 1 100 | bloomkit query ids.bloom --format u64 --count\n"
-      "  bloomkit query keys.bloom --json carol        # {\"key\":\"carol\",\"maybe\":false}\n\n"
+      "  bloomkit query keys.bkf alice bob\n"
+      "  bloomkit query keys.bkf < candidates.txt > answers.tsv\n"
+      "  seq 1 100 | bloomkit query ids.bkf --format u64 --count\n"
+      "  bloomkit query keys.bkf --json carol        # {\"key\":\"carol\",\"maybe\":false}\n\n"
       "Without KEY arguments or --input, keys are read from stdin, one per line (see build --help).");
   sub->add_option("file", o->file, "the filter file")->required();
   sub->add_option("keys", o->keys, "keys to ask about (else --input files or stdin)");

@@ -121,9 +121,9 @@ void register_one(CLI::App& app, command_table& table, set_op op) {
   CLI::App* sub = app.add_subcommand(merge ? "merge" : "intersect",
                                      merge ? "Union of filters of one kind, hash and size (bitwise OR)"
                                            : "Intersection of filters of one kind, hash and size (bitwise AND)");
-  sub->footer(merge ? "Example:\n  bloomkit merge monday.bloom tuesday.bloom -o week.bloom\n\n"
+  sub->footer(merge ? "Example:\n  bloomkit merge monday.bkf tuesday.bkf -o week.bkf\n\n"
                       "Refuses (exit 2) filters whose kind, hash or parameters differ, naming the difference."
-                    : "Example:\n  bloomkit intersect a.bloom b.bloom -o both.bloom\n\n"
+                    : "Example:\n  bloomkit intersect a.bkf b.bkf -o both.bkf\n\n"
                       "Refuses (exit 2) filters whose kind, hash or parameters differ, naming the difference.\n"
                       "The result may answer maybe more often than a filter built from the common keys.");
   sub->add_option("inputs", o->inputs, "two or more filter files")->required();
