@@ -286,6 +286,7 @@ TEST(ParquetValues, DatesTimesAndTimestamps) {
   EXPECT_EQ(enc(ts_us, "2024-01-01 00:00:00"), jan2024);
   EXPECT_EQ(enc(ts_us, "2024-01-01T01:30:00+01:30"), jan2024);
   EXPECT_EQ(enc(ts_us, "2024-01-01"), jan2024);
+  EXPECT_EQ(enc(ts_us, "2024-01-01 02:00:00+02"), jan2024);
   EXPECT_EQ(enc(ts_us, "1704067200000000"), jan2024);
   EXPECT_EQ(enc(ts_us, "1970-01-01T00:00:00.000001"), "0100000000000000");
   EXPECT_EQ(code_of([&] { pq::encode_value(ts_us, "1970-01-01T00:00:00.0000001"); }), errc::invalid_argument);

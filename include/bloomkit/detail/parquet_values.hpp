@@ -198,8 +198,11 @@ inline bool parse_iso_timestamp(std::string_view s, std::int64_t& nanos, bool al
       const bool neg = s[pos++] == '-';
       std::uint32_t oh = 0, om = 0;
       if (!take_digits(s, pos, 2, oh)) return why = "expected a time zone offset +HH:MM", false;
-      if (pos < s.size() && s[pos] == ':') ++pos;
-      if (!take_digits(s, pos, 2, om) || oh > 23 || om > 59) return why = "expected a time zone offset +HH:MM", false;
+      if (pos < s.size()) {  // minutes are optional: "+05", "+05:30", "+0530"
+        if (s[pos] == ':') ++pos;
+        if (!take_digits(s, pos, 2, om)) return why = "expected a time zone offset +HH:MM", false;
+      }
+      if (oh > 23 || om > 59) return why = "time zone offset out of range", false;
       offset_minutes = (neg ? -1 : 1) * static_cast<std::int64_t>(oh * 60 + om);
     }
   }
