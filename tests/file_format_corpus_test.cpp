@@ -43,7 +43,7 @@ F filled(F f) {
   return f;
 }
 
-/// The corpus as this build writes it: three valid files (one per kind) and
+/// The corpus as this build writes it: one valid file per kind and
 /// a few damaged ones as starting points for the fuzzer.
 std::map<std::string, bytes_t> expected_corpus() {
   std::map<std::string, bytes_t> files;
@@ -52,6 +52,10 @@ std::map<std::string, bytes_t> expected_corpus() {
   files["blocked_bloom.bkf"] = save_to_bytes(filled(blocked_bloom(block_filter_params{2, 6, 20, 0.05, hash_spec{}})));
   files["split_block_bloom.bkf"] =
       save_to_bytes(filled(split_block_bloom(block_filter_params{3, 8, 20, 0.05, parquet_hash_spec})));
+  std::vector<std::uint64_t> hashes;
+  for (std::uint64_t i = 0; i < 15; ++i) hashes.push_back(hash_key(i, hash_spec{}));
+  files["binary_fuse.bkf"] = save_to_bytes(binary_fuse(hashes, 8));
+  files["ribbon.bkf"] = save_to_bytes(ribbon(hashes));
   bytes_t truncated = files["standard_bloom.bkf"];
   truncated.resize(100);
   files["truncated_header.bkf"] = truncated;
@@ -67,6 +71,8 @@ const std::map<std::string, std::uint64_t> pinned = {
     {"standard_bloom.bkf", 0x0ba237bf1f468338ULL},
     {"blocked_bloom.bkf", 0x7b585e67b2cca81fULL},
     {"split_block_bloom.bkf", 0x77988fdeeb17cdf8ULL},
+    {"binary_fuse.bkf", 0xe71e46565f04f60bULL},
+    {"ribbon.bkf", 0xa11aede9a63c29b1ULL},
 };
 
 TEST(FileFormatCorpus, GoldenFilesMatchWhatThisBuildWrites) {
@@ -102,7 +108,7 @@ TEST(FileFormatCorpus, ReplayEveryCorpusFileAndItsTruncations) {
     for (std::size_t len = 0; len <= bytes.size(); ++len) bloomkit_fuzz::check_input(data, len);
     ++files;
   }
-  EXPECT_GE(files, 5U);
+  EXPECT_GE(files, 7U);
 }
 
 TEST(FileFormatCorpus, GoldenFilesLoadWithTheirKnownContents) {
@@ -113,6 +119,12 @@ TEST(FileFormatCorpus, GoldenFilesLoadWithTheirKnownContents) {
     EXPECT_TRUE(standard.may_contain(i));
     EXPECT_TRUE(blocked.may_contain(i));
     EXPECT_TRUE(split.may_contain(i));
+  }
+  const auto fuse = load_as<binary_fuse>(corpus_dir() / "binary_fuse.bkf", hash_spec{});
+  const auto band = load_as<ribbon>(corpus_dir() / "ribbon.bkf", hash_spec{});
+  for (std::uint64_t i = 0; i < 15; ++i) {
+    EXPECT_TRUE(fuse.may_contain(i));
+    EXPECT_TRUE(band.may_contain(i));
   }
   EXPECT_EQ(standard.inserted(), 15U);
   EXPECT_EQ(split.num_blocks(), 3U);
