@@ -1,0 +1,98 @@
+// bloomkit/detail/format_counting.hpp - the file codec of counting_bloom
+// (docs/FORMAT.md, "Kind 4: counting_bloom").
+//
+//   parameters (16 bytes): counters u64 | k u32 | counter_bits u32 (must be 4)
+//   payload: ceil(counters / 16) words u64 little-endian; counter i is bits
+//            4 (i % 16) .. 4 (i % 16) + 3 of word i / 16 (so byte i / 2, low
+//            nibble for even i); the nibbles past `counters` are zero.
+//   header: inserted = the net insert count (inserts minus accepted removes).
+#pragma once
+
+#include "bloomkit/counting_bloom.hpp"
+#include "bloomkit/detail/format_core.hpp"
+
+namespace bloomkit {
+
+template <>
+struct format_codec<counting_bloom> {
+  using filter_type = counting_bloom;
+  using view_type = counting_bloom_view;
+  using source_type = counting_bloom_view;
+  using params_type = counting_bloom_params;
+  static constexpr filter_kind kind = filter_kind::counting_bloom;
+  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
+  /// The only counter width this version stores; the field exists so a later
+  /// width is a new value, not a new kind.
+  static constexpr std::uint32_t counter_bits = 4;
+
+  // ---- writing ----
+  static detail::format::common_fields common(const source_type& f) {
+    return {f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
+  }
+  static std::uint32_t params_bytes(const source_type&) noexcept { return 16; }
+  static void write_params(const source_type& f, detail::format::params_writer& out) {
+    out.u64(f.counters());
+    out.u32(f.num_hashes());
+    out.u32(counter_bits);
+  }
+  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.words().size_bytes(); }
+  template <class Sink>
+  static void write_payload(const source_type& f, Sink& sink) {
+    detail::format::write_items(f.words(), sink);
+  }
+
+  // ---- reading ----
+  /// Decodes and checks counters, k and counter_bits against their ranges
+  /// and the payload length. Throws errc::corrupt naming the field.
+  static params_type read_params(const detail::format::header& h, detail::format::params_reader& in) {
+    using detail::format::check_field;
+    const std::string_view name = in.kind();
+    params_type p;
+    p.counters = in.u64("counters");
+    p.k = in.u32("k");
+    const std::uint32_t bits = in.u32("counter_bits");
+    in.finish();
+    check_field(p.counters >= 1 && p.counters <= detail::max_counters, name, "counters",
+                "= " + std::to_string(p.counters) + " is not in [1, 2^40]");
+    check_field(p.k >= 1 && p.k <= 64, name, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
+    check_field(bits == counter_bits, name, "counter_bits",
+                "= " + std::to_string(bits) + ", but this version stores 4-bit counters only");
+    const std::uint64_t expected = detail::words_for_counters(p.counters) * 8;
+    check_field(h.payload_bytes == expected, name, "payload_bytes",
+                "= " + std::to_string(h.payload_bytes) + ", but counters = " + std::to_string(p.counters) +
+                    " needs " + std::to_string(expected));
+    p.capacity = h.capacity;
+    p.target_fpr = h.target_fpr;
+    p.hash = h.hash;
+    return p;
+  }
+  static filter_type load(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {
+    auto words = detail::format::read_items<std::uint64_t>(payload);
+    check_tail(p, words.back());
+    return filter_type(p, std::move(words), h.inserted);
+  }
+  static view_type view(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {
+    const auto words = detail::format::items_in_place<std::uint64_t>(payload);
+    check_tail(p, words.back());
+    return view_type(p, words, h.inserted);
+  }
+  static void describe(const params_type& p, std::vector<file_param>& out) {
+    out.push_back({"counters", p.counters});
+    out.push_back({"k", std::uint64_t{p.k}});
+    out.push_back({"counter_bits", std::uint64_t{counter_bits}});
+  }
+
+ private:
+  static void check_tail(const params_type& p, std::uint64_t last_word) {
+    const unsigned tail = static_cast<unsigned>(p.counters % 16);
+    detail::format::check_field(tail == 0 || (last_word >> (4 * tail)) == 0, "counting_bloom", "payload",
+                                "has non-zero counters past counter " + std::to_string(p.counters) +
+                                    " (the filter's end)");
+  }
+};
+
+/// Views are saved with the owning filter's codec.
+template <>
+struct format_codec<counting_bloom_view> : format_codec<counting_bloom> {};
+
+}  // namespace bloomkit
