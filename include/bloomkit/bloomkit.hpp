@@ -12,3 +12,4 @@
 #include "bloomkit/binary_fuse.hpp"
 #include "bloomkit/ribbon.hpp"
 #include "bloomkit/file_format.hpp"
+#include "bloomkit/parquet.hpp"
