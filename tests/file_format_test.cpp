@@ -282,6 +282,17 @@ TYPED_TEST(FileFormatTyped, MappedViewAnswersEqualOwningFilter) {
   EXPECT_EQ(load_as<F>(file).params(), other.params());
 }
 
+/// `bytes` with `edit` applied and both checksums recomputed.
+template <class Edit>
+bytes_t edited(bytes_t bytes, Edit&& edit) {
+  edit(bytes);
+  (void)fmt::reseal(bytes);  // refuses (and leaves the bytes) when the lengths themselves are broken
+  return bytes;
+}
+
+void put64(bytes_t& b, std::size_t at, std::uint64_t v) { detail::store_le(b.data() + at, v); }
+void put32(bytes_t& b, std::size_t at, std::uint32_t v) { detail::store_le(b.data() + at, v); }
+
 // ---- damage: truncation, bit flips (every kind a file can hold) -----------------------
 
 /// A small filter of each kind, holding 15 keys: the exact shapes above for
@@ -354,6 +365,28 @@ TYPED_TEST(FileFormatDamage, EverySingleBitFlipIsDetected) {
   }
   EXPECT_GT(by_checksum, bytes.size() * 8 / 2) << "most flips land in checksummed bytes";
   EXPECT_NO_THROW((void)load(b)) << "the buffer was restored";
+}
+
+TYPED_TEST(FileFormatDamage, SharedHeaderFieldsAgreeWithTheFilter) {
+  // A kind may derive inserted, capacity or target_fpr from its parameters
+  // (a static filter's capacity is its key count). Editing one (checksums
+  // recomputed) must be rejected, or be a value the filter keeps: what load
+  // accepts, save writes back byte for byte.
+  const bytes_t good = save_to_bytes(damage_sample<TypeParam>());
+  const std::vector<std::pair<std::string, std::function<void(bytes_t&)>>> edits = {
+      {"inserted + 1", [](bytes_t& b) { put64(b, fmt::offset::inserted, detail::load_le<std::uint64_t>(b.data() + fmt::offset::inserted) + 1); }},
+      {"capacity + 1", [](bytes_t& b) { put64(b, fmt::offset::capacity, detail::load_le<std::uint64_t>(b.data() + fmt::offset::capacity) + 1); }},
+      {"target_fpr nudged", [](bytes_t& b) { put64(b, fmt::offset::target_fpr, detail::load_le<std::uint64_t>(b.data() + fmt::offset::target_fpr) + 1); }},
+  };
+  for (const auto& [name, edit] : edits) {
+    SCOPED_TRACE(name);
+    const bytes_t bad = edited(good, edit);
+    try {
+      EXPECT_EQ(save_to_bytes(load(bad)), bad);
+    } catch (const bloomkit::error& e) {
+      EXPECT_EQ(e.code(), errc::corrupt) << e.what();
+    }
+  }
 }
 
 TYPED_TEST(FileFormatDamage, AcceptedBytesAreCanonical) {
@@ -447,16 +480,6 @@ TYPED_TEST(FileFormatTyped, InspectReportsTheHeader) {
 
 // ---- field checks (resealed, so they get past the checksums) ---------------------------
 
-/// `bytes` with `edit` applied and both checksums recomputed.
-template <class Edit>
-bytes_t edited(bytes_t bytes, Edit&& edit) {
-  edit(bytes);
-  (void)fmt::reseal(bytes);  // refuses (and leaves the bytes) when the lengths themselves are broken
-  return bytes;
-}
-
-void put64(bytes_t& b, std::size_t at, std::uint64_t v) { detail::store_le(b.data() + at, v); }
-void put32(bytes_t& b, std::size_t at, std::uint32_t v) { detail::store_le(b.data() + at, v); }
 
 struct field_case {
   std::string name;

@@ -250,10 +250,37 @@ void require_in_place(std::span<const std::byte> payload) {
   }
 }
 
+/// Throws errc::corrupt unless the decoded filter reports the header's
+/// shared fields (hash, inserted, capacity, target_fpr) exactly. A codec may
+/// derive some of them from its parameters (a static filter's capacity is its
+/// key count); a header that disagrees would be silently rewritten on the
+/// next save, so it is rejected here, for every kind, and every accepted file
+/// is exactly what save() writes for the filter it holds.
+template <class Codec, class Decoded>
+Decoded&& require_header_agrees(const header& head, Decoded&& decoded) {
+  const common_fields c = Codec::common(source_of<Codec>(decoded));
+  const std::string kind(to_string(Codec::kind));
+  const std::string prefix = kind + " field '";
+  if (!(c.hash == head.hash)) fail(errc::corrupt, prefix + "hash_seed' or 'hash_algorithm' disagrees with the filter");
+  if (c.inserted != head.inserted) {
+    fail(errc::corrupt, prefix + "inserted' = " + std::to_string(head.inserted) + ", but this " + kind + " holds " +
+                            std::to_string(c.inserted));
+  }
+  if (c.capacity != head.capacity) {
+    fail(errc::corrupt, prefix + "capacity' = " + std::to_string(head.capacity) + ", but this " + kind + " implies " +
+                            std::to_string(c.capacity));
+  }
+  if (double_bits(c.target_fpr) != double_bits(head.target_fpr)) {
+    fail(errc::corrupt, prefix + "target_fpr' = " + exact_decimal(head.target_fpr) + ", but this " + kind +
+                            " implies " + exact_decimal(c.target_fpr));
+  }
+  return std::forward<Decoded>(decoded);
+}
+
 template <class Codec>
 typename Codec::view_type view_with(const parsed_file& file) {
   require_in_place<Codec>(file.payload);
-  return Codec::view(read_params<Codec>(file), file.head, file.payload);
+  return require_header_agrees<Codec>(file.head, Codec::view(read_params<Codec>(file), file.head, file.payload));
 }
 
 inline std::string errno_text(int code) { return std::generic_category().message(code); }
@@ -528,7 +555,8 @@ inline any_filter load(std::span<const std::byte> bytes) {
   return detail::format::with_codec<any_filter>(file.head.kind_id, [&](auto tag) -> any_filter {
     using codec = typename decltype(tag)::type;
     return any_filter(std::in_place_type<typename codec::filter_type>,
-                      codec::load(detail::format::read_params<codec>(file), file.head, file.payload));
+                      detail::format::require_header_agrees<codec>(
+                          file.head, codec::load(detail::format::read_params<codec>(file), file.head, file.payload)));
   });
 }
 
@@ -572,7 +600,8 @@ Filter load_as(std::span<const std::byte> bytes, std::optional<hash_spec> expect
                 "load_as takes an owning filter type; use view_as for a view");
   const auto file = detail::format::parse(bytes, detail::format::checksum_mode::enforce, true);
   detail::format::require_kind_and_hash<codec>(file.head, expected_hash);
-  return codec::load(detail::format::read_params<codec>(file), file.head, file.payload);
+  return detail::format::require_header_agrees<codec>(
+      file.head, codec::load(detail::format::read_params<codec>(file), file.head, file.payload));
 }
 
 /// load_as() of the file at `path`; errors name the path.

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -165,6 +166,13 @@ inline std::uint64_t checksum(std::span<const std::byte> bytes) noexcept {
 /// Throws errc::corrupt naming `field` unless `condition` holds.
 inline void check_field(bool condition, std::string_view kind, std::string_view field, const std::string& detail) {
   if (!condition) fail(errc::corrupt, std::string(kind) + " field '" + std::string(field) + "' " + detail);
+}
+
+/// `value` with enough digits to tell any two doubles apart (for messages).
+inline std::string exact_decimal(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
 }
 
 inline std::uint64_t double_bits(double value) noexcept {
@@ -452,7 +460,7 @@ inline header parse_header(std::span<const std::byte> bytes, checksum_mode mode)
   }
   if (h.capacity < 1) fail(errc::corrupt, "field 'capacity' is 0; a filter's design capacity is at least 1");
   if (!(h.target_fpr > 0.0 && h.target_fpr < 1.0)) {
-    fail(errc::corrupt, "field 'target_fpr' = " + std::to_string(h.target_fpr) + " is not in (0, 1)");
+    fail(errc::corrupt, "field 'target_fpr' = " + exact_decimal(h.target_fpr) + " is not in (0, 1)");
   }
   const std::uint64_t available = size - h.header_bytes;
   if (h.payload_bytes > available) {
