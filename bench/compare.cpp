@@ -2,7 +2,8 @@
 // side by side in one process and one run.
 //
 // For each size n (default 10^4, 10^6, 10^8) at a 1 % target FPR it measures
-//   split_block_bloom, blocked_bloom, standard_bloom   single-key and batched calls
+//   split_block_bloom, blocked_bloom, standard_bloom   single-key, batched and
+//                     prehashed batched calls
 //   libbloom          Debian's libbloom-dev (bloom_add / bloom_check), single calls
 //   unordered_set     std::unordered_set<uint64_t>, the naive exact answer
 //   memory_limit      one random 64-byte line of an array the size of the
@@ -15,10 +16,15 @@
 //
 // Keys are 64-bit integers; every filter takes them as keys (bloomkit hashes
 // them with its filter's hash_spec, libbloom with its MurmurHash2), so hashing
-// is inside every figure. "batched" means insert_keys / may_contain_keys. Each
+// is inside every figure: "single" is insert(key) / may_contain(key) per key,
+// "batched" is insert_keys / may_contain_keys over all keys. A third style,
+// "hashes", is insert_many / may_contain_many over hashes computed before the
+// clock starts: the probe cost alone, for callers that hash once for many
+// filters (memory_limit gets the same three styles). Each
 // figure is the median of --repeats runs; the repeats are interleaved across
 // filters (round r of every filter, then round r + 1) so a burst of load on a
-// shared machine hits all filters alike. Compare ratios from one run only.
+// shared machine hits all filters alike. Times are thread CPU time (see
+// thread_cpu_ns). Compare ratios from one run only.
 //
 // Usage: bloomkit_compare [--sizes 10000,1000000] [--repeats 3] [--json]
 //                         [--queries N] [--filters a,b] [--kernel scalar|avx2|avx512]
@@ -27,7 +33,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +50,6 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using bloomkit::detail::splitmix64;
 
 // ---- options -------------------------------------------------------------------
@@ -162,13 +167,22 @@ bool wanted(const options& o, const std::string& name) {
 
 // ---- measurement ------------------------------------------------------------------
 
-/// Nanoseconds per item of one call of `work` over `items` items.
+/// This thread's CPU time in ns. The benchmark machine is shared (other
+/// engineers compile and fuzz on its two cores), so wall time would count
+/// the slices other processes run; thread CPU time does not (their cache
+/// pollution still shows, which is why figures are medians of rounds).
+double thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+/// Nanoseconds (thread CPU time) of one call of `work`.
 template <class F>
-double time_ns(std::uint64_t items, F&& work) {
-  const auto start = clock_type::now();
+double time_ns(F&& work) {
+  const double start = thread_cpu_ns();
   work();
-  const auto stop = clock_type::now();
-  return std::chrono::duration<double, std::nano>(stop - start).count() / static_cast<double>(items);
+  return thread_cpu_ns() - start;
 }
 
 double median(std::vector<double> v) {
@@ -216,33 +230,64 @@ struct sample {
 /// A contestant: how to build it empty, and how to run one round.
 struct contestant {
   std::string name;
-  bool batched = false;
+  std::string calls;  // "single", "batched" or "hashes"
   std::function<double()> bits_per_key;  // after construction
   std::function<sample()> round;
   std::vector<sample> samples;
 };
 
+/// Passes per round: small sizes repeat the work until a round covers at
+/// least 2 * 10^6 operations, so each figure spans milliseconds.
+std::uint64_t passes_for(std::uint64_t items) { return std::max<std::uint64_t>(1, 2'000'000 / items); }
+
 /// The figures of one round for a filter with insert/lookup callables.
 template <class Clear, class Insert, class Count>
 sample run_round(const workload& w, Clear&& clear, Insert&& insert, Count&& count) {
   sample s;
-  clear();
-  s.insert_ns = time_ns(w.n, [&] { insert(); });
-  std::uint64_t hits = 0;
-  s.pos_ns = time_ns(w.positives.size(), [&] { hits = count(w.positives); });
-  s.false_negative = static_cast<double>(w.positives.size() - hits);
-  std::uint64_t false_hits = 0;
-  s.neg_ns = time_ns(w.negatives.size(), [&] { false_hits = count(w.negatives); });
-  s.fpr = static_cast<double>(false_hits) / static_cast<double>(w.negatives.size());
+  const std::uint64_t insert_passes = passes_for(w.n);
+  double insert_total = 0;
+  for (std::uint64_t p = 0; p < insert_passes; ++p) {
+    clear();  // not timed
+    insert_total += time_ns([&] { insert(); });
+  }
+  s.insert_ns = insert_total / static_cast<double>(insert_passes * w.n);
+  const std::uint64_t q = w.positives.size(), lookup_passes = passes_for(q);
+  std::uint64_t hits = 0, false_hits = 0;
+  s.pos_ns = time_ns([&] {
+               for (std::uint64_t p = 0; p < lookup_passes; ++p) hits = count(w.positives);
+             }) /
+             static_cast<double>(lookup_passes * q);
+  s.false_negative = static_cast<double>(q - hits);
+  s.neg_ns = time_ns([&] {
+               for (std::uint64_t p = 0; p < lookup_passes; ++p) false_hits = count(w.negatives);
+             }) /
+             static_cast<double>(lookup_passes * q);
+  s.fpr = static_cast<double>(false_hits) / static_cast<double>(q);
   return s;
 }
 
-/// Adds the single-key and the batched contestant for a bloomkit filter.
+/// The workload with every key replaced by its hash under `spec`.
+workload hashed(const workload& w, bloomkit::hash_spec spec) {
+  workload h;
+  h.n = w.n;
+  const auto convert = [spec](const std::vector<std::uint64_t>& in) {
+    std::vector<std::uint64_t> out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = bloomkit::hash_key(in[i], spec);
+    return out;
+  };
+  h.keys = convert(w.keys);
+  h.positives = convert(w.positives);
+  h.negatives = convert(w.negatives);
+  return h;
+}
+
+/// Adds the single-key, batched and prehashed contestants for a bloomkit
+/// filter; `hw` is the workload hashed with the filter's hash_spec.
 template <class Filter>
-void add_bloomkit(std::vector<contestant>& out, const std::string& name, const workload& w,
+void add_bloomkit(std::vector<contestant>& out, const std::string& name, const workload& w, const workload& hw,
                   std::shared_ptr<Filter> filter, std::shared_ptr<std::unique_ptr<bool[]>> answers) {
   const auto bpk = [filter, n = w.n] { return static_cast<double>(filter->size_in_bytes()) * 8.0 / n; };
-  contestant single{name, false, bpk, nullptr, {}};
+  contestant single{name, "single", bpk, nullptr, {}};
   single.round = [filter, &w] {
     return run_round(
         w, [&] { filter->clear(); }, [&] { for (auto k : w.keys) filter->insert(k); },
@@ -252,7 +297,7 @@ void add_bloomkit(std::vector<contestant>& out, const std::string& name, const w
           return hits;
         });
   };
-  contestant batch{name, true, bpk, nullptr, {}};
+  contestant batch{name, "batched", bpk, nullptr, {}};
   batch.round = [filter, answers, &w] {
     return run_round(
         w, [&] { filter->clear(); }, [&] { filter->insert_keys(w.keys); },
@@ -264,22 +309,30 @@ void add_bloomkit(std::vector<contestant>& out, const std::string& name, const w
           return hits;
         });
   };
+  contestant prehashed{name, "hashes", bpk, nullptr, {}};
+  prehashed.round = [filter, answers, &hw] {
+    return run_round(
+        hw, [&] { filter->clear(); }, [&] { filter->insert_many(hw.keys); },
+        [&](const std::vector<std::uint64_t>& q) {
+          bool* out = answers->get();
+          filter->may_contain_many(q, std::span<bool>(out, q.size()));
+          std::uint64_t hits = 0;
+          for (std::size_t i = 0; i < q.size(); ++i) hits += out[i] ? 1 : 0;
+          return hits;
+        });
+  };
   out.push_back(std::move(single));
   out.push_back(std::move(batch));
+  out.push_back(std::move(prehashed));
 }
 
-/// Mean probes a negative lookup reads in a standard_bloom (early exit).
+/// Mean words a negative lookup reads in a standard_bloom (early exit).
 double mean_negative_probes(const bloomkit::standard_bloom& f, const std::vector<std::uint64_t>& negatives) {
-  const auto words = f.words();
   std::uint64_t probes = 0;
   const std::size_t count = std::min<std::size_t>(negatives.size(), 1'000'000);
   for (std::size_t i = 0; i < count; ++i) {
-    bloomkit::detail::standard_probes p(bloomkit::hash_key(negatives[i], f.hash()), f.bit_count());
-    for (std::uint32_t j = 0; j < f.num_hashes(); ++j) {
-      ++probes;
-      const std::uint64_t bit = p.next();
-      if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) break;
-    }
+    probes += bloomkit::detail::standard_words_read(f.words().data(), bloomkit::hash_key(negatives[i], f.hash()),
+                                                     f.bit_count(), f.num_hashes());
   }
   return static_cast<double>(probes) / static_cast<double>(count);
 }
@@ -317,6 +370,23 @@ struct memory_limit {
         [&](std::uint64_t h) { bloomkit::detail::prefetch_for_write(data + line_of(h)); },
         [&](std::size_t, std::uint64_t h) { data[line_of(h)].words[0] |= h; });
   }
+  void insert_hashes(const std::vector<std::uint64_t>& hashes) {
+    line* data = lines.data();
+    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+        hashes.size(), [&](std::size_t i) { return hashes[i]; },
+        [&](std::uint64_t h) { bloomkit::detail::prefetch_for_write(data + line_of(h)); },
+        [&](std::size_t, std::uint64_t h) { data[line_of(h)].words[0] |= h; });
+  }
+  std::uint64_t read_hashes(const std::vector<std::uint64_t>& hashes, bool* out) const {
+    const line* data = lines.data();
+    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+        hashes.size(), [&](std::size_t i) { return hashes[i]; },
+        [&](std::uint64_t h) { bloomkit::detail::prefetch(data + line_of(h)); },
+        [&](std::size_t i, std::uint64_t h) { out[i] = (data[line_of(h)].words[0] & h) != 0; });
+    std::uint64_t acc = 0;
+    for (std::size_t i = 0; i < hashes.size(); ++i) acc += out[i] ? 1 : 0;
+    return acc;
+  }
   std::uint64_t read_batched(const std::vector<std::uint64_t>& keys, bool* out) const {
     const line* data = lines.data();
     bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
@@ -334,14 +404,14 @@ struct memory_limit {
 struct row {
   std::string filter;
   std::uint64_t n;
-  bool batched;
+  std::string calls;
   double bits_per_key, fpr, insert_ns, pos_ns, neg_ns, extra;
   bool has_fpr, has_extra;
 };
 
-const row* find_row(const std::vector<row>& rows, const std::string& name, bool batched) {
+const row* find_row(const std::vector<row>& rows, const std::string& name, const std::string& calls) {
   for (const auto& r : rows) {
-    if (r.filter == name && r.batched == batched) return &r;
+    if (r.filter == name && r.calls == calls) return &r;
   }
   return nullptr;
 }
@@ -353,13 +423,14 @@ std::string json_number(double v) {
 }
 
 void print_rows(const options& o, std::uint64_t n, std::uint64_t queries, const std::vector<row>& rows) {
-  const row* lib = find_row(rows, "libbloom", false);
+  const row* lib = find_row(rows, "libbloom", "single");
   const std::string kernel_name(to_string(bloomkit::active_kernel()));
   if (o.json) {
     for (const auto& r : rows) {
-      const row* mem = find_row(rows, "memory_limit", r.batched);
+      const row* mem = find_row(rows, "memory_limit", r.calls);
       std::string line = "{\"filter\":\"" + r.filter + "\",\"n\":" + std::to_string(r.n) +
-                         ",\"batched\":" + (r.batched ? "true" : "false") +
+                         ",\"batched\":" + (r.calls != "single" ? "true" : "false") + ",\"calls\":\"" +
+                         r.calls + "\"" +
                          ",\"bits_per_key\":" + json_number(r.bits_per_key) +
                          ",\"fpr\":" + (r.has_fpr ? json_number(r.fpr) : "null") +
                          ",\"insert_ns\":" + json_number(r.insert_ns) + ",\"lookup_pos_ns\":" + json_number(r.pos_ns) +
@@ -390,7 +461,7 @@ void print_rows(const options& o, std::uint64_t n, std::uint64_t queries, const 
   std::printf("%-18s %-7s %8s %8s %9s %8s %8s | %6s %7s %7s | %5s %6s\n", "", "", "", "", "", "", "", "insert", "pos",
               "neg", "pos", "neg");
   for (const auto& r : rows) {
-    const row* mem = find_row(rows, "memory_limit", r.batched);
+    const row* mem = find_row(rows, "memory_limit", r.calls);
     char fpr[32] = "-";
     if (r.has_fpr) std::snprintf(fpr, sizeof fpr, "%.3f", 100.0 * r.fpr);
     char vs_lib[64] = "";
@@ -403,7 +474,7 @@ void print_rows(const options& o, std::uint64_t n, std::uint64_t queries, const 
       std::snprintf(vs_mem, sizeof vs_mem, "%5.2f %6.2f", r.pos_ns / mem->pos_ns, r.neg_ns / mem->neg_ns);
     }
     std::printf("%-18s %-7s %8.2f %8s %9.2f %8.2f %8.2f | %-22s | %-12s", r.filter.c_str(),
-                r.batched ? "batched" : "single", r.bits_per_key, fpr, r.insert_ns, r.pos_ns, r.neg_ns, vs_lib,
+                r.calls.c_str(), r.bits_per_key, fpr, r.insert_ns, r.pos_ns, r.neg_ns, vs_lib,
                 vs_mem);
     if (r.has_extra) std::printf("  (%.2f probes/negative)", r.extra);
     std::printf("\n");
@@ -420,21 +491,25 @@ void run_size(const options& o, std::uint64_t n) {
   std::vector<contestant> all;
   std::uint64_t filter_bytes = 0;
 
+  // The workload hashed under each hash_spec in use, for the "hashes" style.
+  const workload h3 = hashed(w, bloomkit::blocked_bloom::policy::default_hash);
+  const workload h64 = wanted(o, "split_block_bloom") ? hashed(w, bloomkit::split_block_bloom::policy::default_hash)
+                                                      : workload{};
   std::shared_ptr<bloomkit::split_block_bloom> sbbf;
   std::shared_ptr<bloomkit::blocked_bloom> blocked;
   std::shared_ptr<bloomkit::standard_bloom> standard;
   if (wanted(o, "split_block_bloom")) {
     sbbf = std::make_shared<bloomkit::split_block_bloom>(n, o.fpr);
-    add_bloomkit(all, "split_block_bloom", w, sbbf, answers);
+    add_bloomkit(all, "split_block_bloom", w, h64, sbbf, answers);
   }
   if (wanted(o, "blocked_bloom")) {
     blocked = std::make_shared<bloomkit::blocked_bloom>(n, o.fpr);
     filter_bytes = blocked->size_in_bytes();
-    add_bloomkit(all, "blocked_bloom", w, blocked, answers);
+    add_bloomkit(all, "blocked_bloom", w, h3, blocked, answers);
   }
   if (wanted(o, "standard_bloom")) {
     standard = std::make_shared<bloomkit::standard_bloom>(n, o.fpr);
-    add_bloomkit(all, "standard_bloom", w, standard, answers);
+    add_bloomkit(all, "standard_bloom", w, h3, standard, answers);
   }
   if (filter_bytes == 0) filter_bytes = bloomkit::blocked_bloom::plan_params(n, o.fpr).blocks * 64;
 
@@ -449,7 +524,7 @@ void run_size(const options& o, std::uint64_t n) {
         delete b;
       });
       if (bloom_init(lib.get(), static_cast<int>(n), o.fpr) != 0) throw std::runtime_error("bloom_init failed");
-      contestant c{"libbloom", false, [lib, n] { return static_cast<double>(lib->bytes) * 8.0 / n; }, nullptr, {}};
+      contestant c{"libbloom", "single", [lib, n] { return static_cast<double>(lib->bytes) * 8.0 / n; }, nullptr, {}};
       c.round = [lib, &w] {
         return run_round(
             w, [&] { bloom_reset(lib.get()); },
@@ -474,7 +549,7 @@ void run_size(const options& o, std::uint64_t n) {
     } else {
       set = std::make_shared<std::unordered_set<std::uint64_t>>();
       // bits/key: nodes (value + next pointer, rounded by malloc to 32 bytes) + one bucket pointer per key.
-      contestant c{"unordered_set", false, [] { return (32.0 + 8.0) * 8.0; }, nullptr, {}};
+      contestant c{"unordered_set", "single", [] { return (32.0 + 8.0) * 8.0; }, nullptr, {}};
       c.round = [set, &w] {
         return run_round(
             w,
@@ -499,21 +574,28 @@ void run_size(const options& o, std::uint64_t n) {
   if (wanted(o, "memory_limit")) {
     mem = std::make_shared<memory_limit>(filter_bytes);
     const auto bpk = [mem, n] { return static_cast<double>(mem->lines.size()) * 512.0 / n; };
-    contestant single{"memory_limit", false, bpk, nullptr, {}};
+    contestant single{"memory_limit", "single", bpk, nullptr, {}};
     single.round = [mem, &w] {
       sample s = run_round(
           w, [] {}, [&] { mem->insert_single(w.keys); },
           [&](const std::vector<std::uint64_t>& q) { return mem->read_single(q); });
       return s;
     };
-    contestant batch{"memory_limit", true, bpk, nullptr, {}};
+    contestant batch{"memory_limit", "batched", bpk, nullptr, {}};
     batch.round = [mem, answers, &w] {
       return run_round(
           w, [] {}, [&] { mem->insert_batched(w.keys); },
           [&](const std::vector<std::uint64_t>& q) { return mem->read_batched(q, answers->get()); });
     };
+    contestant prehashed{"memory_limit", "hashes", bpk, nullptr, {}};
+    prehashed.round = [mem, answers, &h3] {
+      return run_round(
+          h3, [] {}, [&] { mem->insert_hashes(h3.keys); },
+          [&](const std::vector<std::uint64_t>& q) { return mem->read_hashes(q, answers->get()); });
+    };
     all.push_back(std::move(single));
     all.push_back(std::move(batch));
+    all.push_back(std::move(prehashed));
   }
 
   // Interleaved rounds (see the header comment).
@@ -523,7 +605,7 @@ void run_size(const options& o, std::uint64_t n) {
 
   std::vector<row> rows;
   for (const auto& c : all) {
-    row r{c.name, n, c.batched, c.bits_per_key(), 0, 0, 0, 0, 0, false, false};
+    row r{c.name, n, c.calls, c.bits_per_key(), 0, 0, 0, 0, 0, false, false};
     std::vector<double> ins, pos, neg;
     for (const auto& s : c.samples) {
       ins.push_back(s.insert_ns);

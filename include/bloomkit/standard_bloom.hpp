@@ -107,13 +107,45 @@ inline void prefetch_standard_probes(const std::uint64_t* words, std::uint64_t h
 }
 
 /// k-probe test with early exit (the single-key query, shared by batches).
+///
+/// The first two probes are read together and tested with one branch, the
+/// rest one by one. Why: a negative key exits at a random probe, so a branch
+/// per probe mispredicts about once per negative lookup (~17 cycles, more
+/// than the probes themselves when the filter is in cache). One branch on
+/// "both of the first two bits set" exits 3/4 of negatives (at the design
+/// fill of one half) and mispredicts about half as often, for 2.5 words read
+/// per negative on average instead of 2; positives read all k either way.
 inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
   standard_probes probes(h, bits);
-  for (std::uint32_t i = 0; i < k; ++i) {
+  std::uint32_t i = 0;
+  if (k >= 2) {
+    const std::uint64_t a = probes.next(), b = probes.next();
+    if (((words[a >> 6] >> (a & 63)) & (words[b >> 6] >> (b & 63)) & 1) == 0) return false;
+    i = 2;
+  }
+  for (; i < k; ++i) {
     const std::uint64_t bit = probes.next();
     if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return false;
   }
   return true;
+}
+
+/// Words standard_test reads for hash h (benchmarks report it: early exit
+/// at work). Same sequence and same exits as standard_test.
+inline std::uint32_t standard_words_read(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                         std::uint32_t k) noexcept {
+  standard_probes probes(h, bits);
+  std::uint32_t i = 0;
+  if (k >= 2) {
+    const std::uint64_t a = probes.next(), b = probes.next();
+    if (((words[a >> 6] >> (a & 63)) & (words[b >> 6] >> (b & 63)) & 1) == 0) return 2;
+    i = 2;
+  }
+  for (; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return i + 1;
+  }
+  return k;
 }
 
 /// Sets the k probes of h.

@@ -12,13 +12,15 @@
 // and Mowry 2004, "Improving hash join performance through prefetching").
 //
 // Choosing the window. It must cover the memory latency (window x time per key
-// >= latency) but stay below what the core can track: Intel cores since
-// Skylake have 12-16 L1 fill buffers and a 32-48 entry L2 queue; AMD Zen 4 has
-// 24 miss buffers. Measured with bench/micro (BM_window_*) on this project's
-// machine (see BENCHMARKS.md): 16 and 32 are within noise of each other at
-// 10^8 keys and clearly faster than 8; 64 starts to lose (prefetched lines are
-// evicted from L1 before use). 16 is kept for lookups and inserts: it also
-// keeps the ring of pending hashes (16 x 8 bytes) in two cache lines.
+// >= latency) but stay below what the core can track (Intel cores since
+// Skylake have 12-16 L1 fill buffers and a 32-48 entry L2 queue; AMD Zen 4
+// has 24 miss buffers). Measured with bench/micro (BM_window/W: lookups in a
+// 128 MiB blocked filter, thread CPU time) on this project's shared 2-core
+// Xeon VM: W = 1, 4, 8 cost 2.3x, 1.6x, 1.15x the time of W = 16; W = 16, 32
+// and 64 are within 1.5 % of each other; 128 is 7 % slower (lines prefetched
+// too early are evicted before use). 16 is the smallest window on the
+// plateau, keeps the ring of pending hashes in two cache lines, and leaves
+// fill buffers for the loads of the keys themselves.
 #pragma once
 
 #include <cstddef>
