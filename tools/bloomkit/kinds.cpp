@@ -10,6 +10,8 @@
 #include "bloomkit/ribbon.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
+#include "bloomkit/counting_bloom.hpp"
+#include "bloomkit/scalable_bloom.hpp"
 #include "commands.hpp"
 
 namespace bloomkit::cli {
@@ -50,7 +52,7 @@ any_filter make_ribbon(std::span<const std::uint64_t> hashes, double target_fpr,
 // Split-block filters hash with XXH64, seed 0 by default: that is what a
 // Parquet reader expects (PARQUET.md), so a CLI-built filter can be copied
 // into a Parquet file. The others default to XXH3-64, faster on short keys.
-const std::array<kind_entry, 5> table = {{
+const std::array<kind_entry, 7> table = {{
     {"standard", filter_kind::standard_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<standard_bloom>, nullptr,
      "classic Bloom filter: fewest bits per key for a given FPR, k random probes"},
     {"blocked", filter_kind::blocked_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<blocked_bloom>, nullptr,
@@ -61,6 +63,10 @@ const std::array<kind_entry, 5> table = {{
      "static: binary fuse filter, 8- or 16-bit fingerprints (FPR 2^-8 / 2^-16), ~9 / ~18 bits per key"},
     {"ribbon", filter_kind::ribbon, hash_spec{hash_algorithm::xxh3_64, 0}, nullptr, &make_ribbon,
      "static: standard Ribbon filter, FPR 2^-r for r = 1..16, ~1.05 r bits per key"},
+    {"counting", filter_kind::counting_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<counting_bloom>,
+     nullptr, "4-bit counters in place of bits: supports `bloomkit remove`, 4x the standard filter's size"},
+    {"scalable", filter_kind::scalable_bloom, hash_spec{hash_algorithm::xxh3_64, 0}, &make_sized<scalable_bloom>,
+     nullptr, "grows by blocked stages (x2 keys, x0.85 FPR each): stays under --fpr past --capacity"},
 }};
 
 }  // namespace

@@ -1,0 +1,166 @@
+// tools/bloomkit/remove.cpp - `bloomkit remove FILE [KEY...]`: delete keys
+// from a counting filter (bloomkit build --kind counting) and write it back.
+//
+// Each key is removed once (counting_bloom::remove). A key that is certainly
+// absent (a zero counter) is refused and changes nothing; it is reported as
+// "absent", not as an error, so a batch of deletions goes through. The
+// filter is written atomically (file_format's save: temporary file, fsync,
+// rename) to FILE itself or to -o OUT, and the per-key answers are printed
+// only after that succeeded, so what is printed is what the file holds. A key
+// that does not parse in --format aborts before anything is written (exit 2).
+//
+// Output, one line per key in input order:
+//   plain   KEY<TAB>removed | KEY<TAB>absent
+//   --json  {"key":"...","removed":true|false}   (u64 keys as JSON numbers)
+// and on stderr (unless -q) a summary with how many were refused.
+//
+// Removing a key that was never inserted but passes the filter (a false
+// positive) is accepted like any other and decrements counters other keys
+// share: callers remove only keys they inserted (counting_bloom.hpp).
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/counting_bloom.hpp"
+#include "bloomkit/file_format.hpp"
+#include "commands.hpp"
+#include "json_out.hpp"
+#include "key_input.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct remove_options {
+  std::string file;
+  std::vector<std::string> keys;
+  std::vector<std::string> inputs;
+  std::string format = "text";
+  std::string output;  // empty: FILE itself
+  bool json = false;
+  bool quiet = false;
+};
+
+void append_hex_bytes(std::string& out, std::string_view bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+}
+
+/// The answer line for one key (see the header comment).
+void append_answer(std::string& out, const remove_options& o, key_format format, std::string_view line, bool removed) {
+  if (o.json) {
+    out += "{\"key\":";
+    if (format == key_format::u64) {
+      std::uint64_t value = 0;
+      (void)parse_u64(line, value);  // already validated when hashed
+      append_json_integer(out, value);
+    } else {
+      append_json_string(out, line);
+      if (format == key_format::text && !is_valid_utf8(line)) {
+        out += ",\"key_hex\":\"";
+        append_hex_bytes(out, line);
+        out += '"';
+      }
+    }
+    out += removed ? ",\"removed\":true}\n" : ",\"removed\":false}\n";
+  } else {
+    out.append(line);
+    out += removed ? "\tremoved\n" : "\tabsent\n";
+  }
+}
+
+int run_remove(const remove_options& o) {
+  const key_format format = parse_key_format(o.format);
+  if (!o.keys.empty() && !o.inputs.empty()) throw usage_error("give keys as arguments or with --input, not both");
+  int stdin_uses = 0;
+  for (const auto& path : o.inputs) stdin_uses += path == "-" ? 1 : 0;
+  if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
+
+  any_filter loaded = load(std::filesystem::path(o.file));
+  auto* filter = std::get_if<counting_bloom>(&loaded);
+  if (filter == nullptr) {
+    throw error(errc::unsupported, "'" + o.file + "' holds a " + std::string(to_string(kind_of(loaded))) +
+                                       "; only counting filters can remove keys (build one with --kind counting)");
+  }
+
+  key_hasher hasher(format, filter->hash());
+  std::string answers;
+  std::uint64_t removed = 0, absent = 0;
+  auto remove_batch = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      const bool ok = filter->remove_hash(hashes[i]) == remove_result::removed;
+      (ok ? removed : absent) += 1;
+      append_answer(answers, o, format, lines[i], ok);
+    }
+  };
+  if (!o.keys.empty()) {
+    for (std::size_t i = 0; i < o.keys.size(); ++i) {
+      const std::string_view key = o.keys[i];
+      std::uint64_t h = 0;
+      if (!hasher.hash(key, h)) {
+        throw error(errc::invalid_argument, "key " + std::to_string(i + 1) + " on the command line: " + hasher.why() +
+                                                " (got " + quote_for_message(key) + ")");
+      }
+      remove_batch(std::span<const std::uint64_t>(&h, 1), std::span<const std::string_view>(&key, 1));
+    }
+  } else {
+    const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+    for (const auto& path : inputs) {
+      line_reader reader(path);
+      (void)for_each_key_batch(reader, hasher, remove_batch, [](std::uint64_t, std::uint64_t) {});
+    }
+  }
+
+  const std::string target = o.output.empty() ? o.file : o.output;
+  save(*filter, std::filesystem::path(target));
+
+  if (!answers.empty() && std::fwrite(answers.data(), 1, answers.size(), stdout) != answers.size()) {
+    throw error(errc::io, "cannot write the answers to stdout");
+  }
+  if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write the answers to stdout");
+  if (!o.quiet) {
+    std::fprintf(stderr,
+                 "bloomkit: removed %llu of %llu keys from %s (%llu certainly absent, left unchanged); "
+                 "%llu inserted, %llu saturated counters, estimated FPR %.4g%%\n",
+                 static_cast<unsigned long long>(removed), static_cast<unsigned long long>(removed + absent),
+                 target.c_str(), static_cast<unsigned long long>(absent),
+                 static_cast<unsigned long long>(filter->inserted()),
+                 static_cast<unsigned long long>(filter->saturated_counters()), 100 * filter->estimated_fpr());
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+void register_remove(CLI::App& app, command_table& table) {
+  auto o = std::make_shared<remove_options>();
+  CLI::App* sub = app.add_subcommand(
+      "remove", "Delete keys from a counting filter: one line per key, KEY<TAB>removed|absent");
+  sub->footer(
+      "Examples:\n"
+      "  bloomkit build --kind counting users.txt -o users.bkf\n"
+      "  bloomkit remove users.bkf alice bob\n"
+      "  bloomkit remove users.bkf --input departed.txt -o users-now.bkf --json\n\n"
+      "A key with a zero counter is certainly absent: it is refused, changes nothing and prints\n"
+      "\"absent\" (exit 0). Remove only keys that were inserted: removing a false positive can\n"
+      "make other keys disappear. Counters stuck at 15 are never decremented (no false negatives).\n"
+      "Without KEY arguments or --input, keys are read from stdin, one per line (see build --help).");
+  sub->add_option("file", o->file, "the counting filter file")->required();
+  sub->add_option("keys", o->keys, "keys to remove (else --input files or stdin)");
+  sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
+  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_option("-o,--output", o->output, "write the result here instead of back to FILE (atomically)");
+  sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"removed\": true|false}");
+  sub->add_flag("-q,--quiet", o->quiet, "no summary line on stderr");
+  table.emplace_back(sub, [o] { return run_remove(*o); });
+}
+
+}  // namespace bloomkit::cli
