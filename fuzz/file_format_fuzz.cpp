@@ -52,10 +52,13 @@ inline std::uint64_t exercise(const bloomkit::any_filter_view& any) {
         require(fpr >= 0.0 && fpr <= 1.0, "estimated_fpr in [0, 1]");
         (void)v.saturated();
         if constexpr (requires { v.set_bit_count(); }) sum += v.set_bit_count();
-        // Not design_fpr(): for block filters it is sizing's Poisson mixture,
-        // O(sqrt(capacity / blocks)) and endless past 2^53 (found by this
-        // target: a file with capacity 2^62). That is sizing's to bound, and a
-        // legal filter may have any capacity, so the format does not reject it.
+        // design_fpr() runs sizing's formulas on the file's capacity, which
+        // may be anything legal (this target once found a capacity of 2^62
+        // hanging the Poisson sum; sizing now bounds its cost).
+        if constexpr (requires { v.design_fpr(); }) {
+          const double design = v.design_fpr();
+          require(design >= 0.0 && design <= 1.0, "design_fpr in [0, 1]");
+        }
         return sum;
       },
       any);

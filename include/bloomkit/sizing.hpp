@@ -52,6 +52,7 @@ inline double log_poisson(double lambda, double i) {
 template <class F>
 double poisson_mixture(double lambda, F&& f) {
   if (!(lambda > 0.0)) return f(0.0);
+  if (lambda > 1e15) return std::min(f(lambda), 1.0);  // relative width < 1e-6; steps would underflow
   const double spread = 12.0 * std::sqrt(lambda) + 30.0;
   const double lo = std::max(0.0, std::floor(lambda - spread));
   const double hi = std::ceil(lambda + spread);
