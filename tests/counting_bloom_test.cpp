@@ -415,7 +415,7 @@ TEST_P(CountingModel, NeverAFalseNegativeForAPresentKey) {
   splitmix64 rng(cfg.capacity * 31 + cfg.pool);
   std::uint64_t net = 0, accepted = 0, refused = 0, skipped_false_positive = 0, saturated_seen = 0;
   std::uint64_t last_saturated = 0, max_count = 0;
-  const std::uint64_t operations = bloomkit::test::scaled(cfg.operations);
+  const std::uint64_t operations = bloomkit::test::scaled(cfg.operations, 3);
   const std::uint64_t sweep_every = std::max<std::uint64_t>(1, operations / 10);
 
   auto sweep = [&] {
