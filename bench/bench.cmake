@@ -18,3 +18,9 @@ target_link_libraries(bloomkit_compare PRIVATE bloomkit::bloomkit bloomkit_warni
 find_package(benchmark REQUIRED)
 add_executable(bloomkit_micro ${PROJECT_SOURCE_DIR}/bench/micro.cpp)
 target_link_libraries(bloomkit_micro PRIVATE bloomkit::bloomkit bloomkit_warnings benchmark::benchmark)
+
+# bloomkit_static_bench  bench/static_bench.cpp: binary fuse and Ribbon beside
+#                        split_block_bloom (bits/key, FPR, build and lookup ns);
+#                        --build KIND N builds one filter for a peak-RSS check
+add_executable(bloomkit_static_bench ${PROJECT_SOURCE_DIR}/bench/static_bench.cpp)
+target_link_libraries(bloomkit_static_bench PRIVATE bloomkit::bloomkit bloomkit_warnings)

@@ -68,6 +68,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
@@ -138,21 +139,39 @@ constexpr ribbon_row ribbon_row_of(std::uint64_t x, std::uint64_t slots, std::ui
                     static_cast<std::uint32_t>(x & ((std::uint32_t{1} << result_bits) - 1))};
 }
 
+/// The column loop of ribbon_evaluate for a fixed r (unrolled, constant offsets).
+template <std::uint32_t R>
+inline std::uint32_t ribbon_columns(const std::uint64_t* base, std::uint64_t c0, std::uint64_t c1,
+                                    std::uint64_t c2) noexcept {
+  std::uint32_t out = 0;
+  for (std::uint32_t j = 0; j < R; ++j) {
+    out |= parity64((base[j] & c0) ^ (base[R + j] & c1) ^ (base[2 * R + j] & c2)) << j;
+  }
+  return out;
+}
+
+template <std::uint32_t... R>
+inline std::uint32_t ribbon_columns_for(std::uint32_t r, const std::uint64_t* base, std::uint64_t c0, std::uint64_t c1,
+                                        std::uint64_t c2, std::integer_sequence<std::uint32_t, R...>) noexcept {
+  std::uint32_t out = 0;
+  (void)((r == R + 1 ? (out = ribbon_columns<R + 1>(base, c0, c1, c2), true) : false) || ...);
+  return out;
+}
+
 /// parity(window & coefficient) for each result bit, where window = Z's 128
 /// slots from `start`: one bit per result column j, gathered into an integer.
+/// The coefficient is shifted once to the 64-slot block grid (192 bits over
+/// three words), so each column costs three loads, three ANDs and a parity,
+/// with no per-column shifts; r picks an unrolled loop.
 inline std::uint32_t ribbon_evaluate(const std::uint64_t* words, std::uint32_t result_bits, std::uint64_t start,
                                      std::uint64_t lo, std::uint64_t hi) noexcept {
   const std::uint64_t* base = words + (start / 64) * result_bits;
   const unsigned e = static_cast<unsigned>(start % 64);
-  std::uint32_t out = 0;
-  for (std::uint32_t j = 0; j < result_bits; ++j) {
-    const std::uint64_t a = base[j], b = base[result_bits + j], c = base[2 * result_bits + j];
-    // (b << 1) << (63 - e) is b << (64 - e) without the undefined shift by 64.
-    const std::uint64_t window_lo = (a >> e) | ((b << 1) << (63 - e));
-    const std::uint64_t window_hi = (b >> e) | ((c << 1) << (63 - e));
-    out |= static_cast<std::uint32_t>(std::popcount((window_lo & lo) ^ (window_hi & hi)) & 1) << j;
-  }
-  return out;
+  // (x >> 1) >> (63 - e) is x >> (64 - e) without the undefined shift by 64 at e = 0.
+  const std::uint64_t c0 = lo << e;
+  const std::uint64_t c1 = (hi << e) | ((lo >> 1) >> (63 - e));
+  const std::uint64_t c2 = (hi >> 1) >> (63 - e);
+  return ribbon_columns_for(result_bits, base, c0, c1, c2, std::make_integer_sequence<std::uint32_t, 16>{});
 }
 
 inline void validate(const ribbon_params& p) {
@@ -420,9 +439,9 @@ class ribbon {
         detail::uint128 st = state[j] << 1;
         if (lo[i] != 0) {
           const detail::uint128 m = st & c;
-          const int parity = (std::popcount(static_cast<std::uint64_t>(m)) +
-                              std::popcount(static_cast<std::uint64_t>(m >> 64)) + ((result[i] >> j) & 1)) & 1;
-          st |= static_cast<detail::uint128>(parity);
+          const std::uint32_t bit = detail::parity64(static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64)) ^
+                                    ((result[i] >> j) & 1U);
+          st |= static_cast<detail::uint128>(bit);
         }
         state[j] = st;
       }

@@ -21,6 +21,18 @@
 
 namespace bloomkit::detail {
 
+/// 1 if x has an odd number of set bits. GCC and Clang expand the builtin
+/// inline (XOR folding and the parity flag on x86); std::popcount would be a
+/// libgcc call on the baseline x86-64 target the release build uses, which
+/// made Ribbon queries 4x slower.
+constexpr std::uint32_t parity64(std::uint64_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  return static_cast<std::uint32_t>(__builtin_parityll(x));
+#else
+  return static_cast<std::uint32_t>(std::popcount(x) & 1);
+#endif
+}
+
 /// The first construction seed when the caller gives none. Fixed, so the same
 /// keys always build the same bytes (golden tests, reproducible files).
 inline constexpr std::uint64_t default_static_seed = 0x726962626f6e6675ULL;  // "ribbonfu"
