@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -283,6 +284,24 @@ TEST(RibbonFormat, RoundTripsThroughLoadViewAndInspect) {
       EXPECT_EQ(info.target_fpr, std::ldexp(1.0, -static_cast<int>(r)));
       ASSERT_FALSE(info.params.empty());
       EXPECT_EQ(info.params[0], (bloomkit::file_param{"result_bits", std::uint64_t{r}}));
+    }
+  }
+}
+
+TEST(RibbonFormat, NonzeroPaddingIsCorrupt) {
+  const ribbon filter(random_hashes(1000, 44), with_bits(4));
+  // A filter whose padding block is not zero, saved as is: readers refuse it.
+  std::vector<std::uint64_t> words(filter.words().begin(), filter.words().end());
+  words.back() = 1;
+  const auto bytes = bloomkit::save_to_bytes(ribbon(filter.params(), words));
+  for (const auto& attempt : {std::function<void()>([&] { (void)bloomkit::load(bytes); }),
+                              std::function<void()>([&] { (void)bloomkit::view(bytes); })}) {
+    try {
+      attempt();
+      ADD_FAILURE() << "expected errc::corrupt";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::corrupt);
+      EXPECT_NE(std::string(e.what()).find("padding"), std::string::npos) << e.what();
     }
   }
 }

@@ -74,16 +74,30 @@ struct format_codec<ribbon> {
     return p;
   }
   static filter_type load(const params_type& p, const detail::format::header&, std::span<const std::byte> payload) {
-    return filter_type(p, detail::format::read_items<std::uint64_t>(payload));
+    auto words = detail::format::read_items<std::uint64_t>(payload);
+    check_padding(p, words);
+    return filter_type(p, std::move(words));
   }
   static view_type view(const params_type& p, const detail::format::header&, std::span<const std::byte> payload) {
-    return view_type(p, detail::format::items_in_place<std::uint64_t>(payload));
+    const auto words = detail::format::items_in_place<std::uint64_t>(payload);
+    check_padding(p, words);
+    return view_type(p, words);
   }
   static void describe(const params_type& p, std::vector<file_param>& out) {
     out.push_back({"result_bits", std::uint64_t{p.result_bits}});
     out.push_back({"slots", p.slots});
     out.push_back({"seed", p.seed});
     out.push_back({"keys", p.keys});
+  }
+
+ private:
+  /// The padding block (the last r words) is written as zero; anything else
+  /// is not a file this format produces.
+  static void check_padding(const params_type& p, std::span<const std::uint64_t> words) {
+    const std::size_t pad = words.size() >= p.result_bits ? words.size() - p.result_bits : 0;
+    bool zero = true;
+    for (std::size_t i = pad; i < words.size(); ++i) zero = zero && words[i] == 0;
+    detail::format::check_field(zero, "ribbon", "payload", "has a nonzero padding block (its last result_bits words)");
   }
 };
 
