@@ -111,21 +111,38 @@ test_fuzz() {
   ls fuzz/*_fuzz.cpp >/dev/null 2>&1 || { say "no fuzz targets yet"; return 0; }
   setup_fuzz
   build_preset fuzz || return 1
-  local target name corpus rc=0
+  # Targets run side by side, one per core, each for FUZZ_SECONDS.
+  local target name corpus rc=0 pids=() names=() i
   for target in build/fuzz/*_fuzz; do
     name="$(basename "$target")"
     corpus="fuzz/corpus/${name%_fuzz}"
-    mkdir -p "build/fuzz/corpus-$name"
+    mkdir -p "build/fuzz/corpus-$name" "$corpus"
     say "fuzzing $name for ${FUZZ_SECONDS}s (seed corpus $corpus)"
-    if ! "$target" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -artifact_prefix="build/fuzz/$name-" \
-        "build/fuzz/corpus-$name" "$corpus" 2>"build/fuzz/$name.log"; then
-      tail -40 "build/fuzz/$name.log" >&2
-      rc=1
-    else
-      grep -E "stat::number_of_executed_units|stat::new_units_added" "build/fuzz/$name.log" >&2 || true
+    "$target" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -artifact_prefix="build/fuzz/$name-" \
+      "build/fuzz/corpus-$name" "$corpus" >"build/fuzz/$name.log" 2>&1 &
+    pids+=($!)
+    names+=("$name")
+    if [ "${#pids[@]}" -ge "$JOBS" ]; then
+      wait "${pids[0]}" || { tail -40 "build/fuzz/${names[0]}.log" >&2; rc=1; }
+      pids=("${pids[@]:1}")
+      names=("${names[@]:1}")
     fi
   done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { tail -40 "build/fuzz/${names[$i]}.log" >&2; rc=1; }
+  done
+  for target in build/fuzz/*_fuzz; do
+    name="$(basename "$target")"
+    printf '%s: ' "$name" >&2
+    grep -E "stat::number_of_executed_units" "build/fuzz/$name.log" | tr -s ' ' >&2 || echo "no stats" >&2
+  done
   return $rc
+}
+test_parquet_duckdb() {
+  [ -x tests/parquet_duckdb/run.sh ] || return 0
+  setup_web
+  say "Parquet round trip with DuckDB (bloomkit writes, DuckDB reads and probes; and back)"
+  tests/parquet_duckdb/run.sh build/release/bloomkit
 }
 test_web() {
   [ -f web/package.json ] || { say "no playground yet"; return 0; }
@@ -138,6 +155,7 @@ cmd_test() {
   setup_core
   step release test_release
   step bench-smoke test_bench_smoke
+  step parquet-duckdb test_parquet_duckdb
   step debug test_debug
   step tsan test_tsan
   step fuzz test_fuzz
