@@ -33,15 +33,13 @@ key_format parse_key_format(std::string_view name) {
 
 namespace {
 
-constexpr std::size_t initial_buffer_bytes = std::size_t{1} << 20;
-
 std::string os_error(const std::string& what, const std::string& name) {
   return what + " " + name + ": " + std::strerror(errno);
 }
 
 }  // namespace
 
-line_reader::line_reader(std::string path) {
+line_reader::line_reader(std::string path, std::size_t buffer_bytes) {
   if (path == "-") {
     name_ = "<stdin>";
     fd_ = STDIN_FILENO;
@@ -63,7 +61,7 @@ line_reader::line_reader(std::string path) {
       (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
   }
-  buffer_.resize(initial_buffer_bytes);
+  buffer_.resize(std::clamp<std::size_t>(buffer_bytes, 16, max_line_bytes));
 }
 
 line_reader::~line_reader() {

@@ -57,8 +57,10 @@ inline constexpr std::size_t max_line_bytes = std::size_t{16} << 20;
 class line_reader {
  public:
   /// Opens `path` ("-" is stdin). Throws bloomkit::error(errc::io) naming
-  /// the file when it cannot be opened or is a directory.
-  explicit line_reader(std::string path);
+  /// the file when it cannot be opened or is a directory. `buffer_bytes` is
+  /// the initial buffer (at least 16; tests and the fuzzer use small ones to
+  /// make lines straddle reads).
+  explicit line_reader(std::string path, std::size_t buffer_bytes = std::size_t{1} << 20);
   ~line_reader();
   line_reader(const line_reader&) = delete;
   line_reader& operator=(const line_reader&) = delete;
