@@ -148,7 +148,11 @@ test_web() {
   [ -f web/package.json ] || { say "no playground yet"; return 0; }
   setup_web
   say "building the playground and testing it in headless Chromium"
-  "$ROOT/web/build.sh" && (cd web && node --test tests/)
+  "$ROOT/web/build.sh" || return 1
+  say "every public header compiles for WebAssembly (em++, libc++ 13, 32-bit size_t)"
+  NODE_PATH=/usr/share/nodejs em++ -std=c++20 -fsyntax-only -fexceptions -Wall -Wextra -Wpedantic -Werror \
+    -Iinclude -Ibuild/web/include tests/wasm/umbrella.cpp || return 1
+  (cd web && node --test tests/)
 }
 
 cmd_test() {

@@ -362,7 +362,7 @@ class ribbon {
     detail::require(is_known(options.hash.algorithm), errc::invalid_argument, "ribbon: unknown hash algorithm");
     detail::require(options.size_factor == 0.0 || (options.size_factor > 0.0 && options.size_factor < 64.0),
                     errc::invalid_argument, "ribbon: size_factor must be 0 (automatic) or in (0, 64)");
-    detail::require(hashes.size() < (std::uint64_t{1} << 38), errc::invalid_argument,
+    detail::require(static_cast<std::uint64_t>(hashes.size()) < (std::uint64_t{1} << 38), errc::invalid_argument,
                     "ribbon: at most 2^38 keys are supported");
     params_ = ribbon_params{};
     params_.result_bits = options.result_bits;
