@@ -7,6 +7,7 @@
 #include "bloomkit/standard_bloom.hpp"
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/parallel_build.hpp"
 #include "bloomkit/counting_bloom.hpp"
 #include "bloomkit/scalable_bloom.hpp"
 #include "bloomkit/binary_fuse.hpp"

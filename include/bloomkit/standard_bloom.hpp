@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
@@ -209,6 +210,21 @@ class standard_bloom_view {
     return may_contain_hash(hash_key(k, params_.hash));
   }
 
+  /// may_contain_hash for use while other threads may be inserting with the
+  /// *_concurrent calls: each probe word is read with a relaxed atomic load
+  /// (detail/concurrent.hpp), so it is data-race free. Same answer as
+  /// may_contain_hash on the same bits; a key whose concurrent insert has not
+  /// finished (happened-before this call) may be missed. Use plain
+  /// may_contain_hash when no writer runs.
+  [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
+    return detail::probe_test_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+  }
+  /// may_contain_hash_concurrent of the key's hash under this filter's hash_spec.
+  template <key K>
+  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
+    return may_contain_hash_concurrent(hash_key(k, params_.hash));
+  }
+
   /// out[i] = may_contain_hash(hashes[i]). Pipelined (detail/simd_batch.hpp):
   /// the first probes (detail::standard_lookup_prefetch) of the key a window
   /// ahead are prefetched while the current key is tested. Throws
@@ -330,6 +346,37 @@ class standard_bloom {
   void insert(const K& k) {
     insert_hash(hash_key(k, params_.hash));
   }
+
+  /// insert_hash that may run in many threads at once on the same filter,
+  /// and beside *_concurrent queries: each probe's word gets an atomic
+  /// relaxed OR (detail/concurrent.hpp explains why relaxed suffices) and
+  /// inserted() an atomic add. The bits end up identical to insert_hash's.
+  /// Contract: while any concurrent insert runs, the only other calls on this
+  /// filter are *_concurrent ones; plain queries, inserted() and the
+  /// statistics are for after the writers are joined (or otherwise ordered
+  /// before). Plain insert_hash stays free of atomics.
+  void insert_hash_concurrent(std::uint64_t h) noexcept {
+    detail::probe_set_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+    detail::atomic_add_relaxed(inserted_, 1);
+  }
+  /// insert_hash_concurrent of `k`, hashed with this filter's hash_spec.
+  template <key K>
+  void insert_concurrent(const K& k) {
+    insert_hash_concurrent(hash_key(k, params_.hash));
+  }
+  /// insert_hash_concurrent on every hash, pipelined like insert_many (all k
+  /// probe words prefetched for writing a window ahead); inserted() grows by
+  /// one atomic add of hashes.size(). Same contract as insert_hash_concurrent.
+  void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
+    std::uint64_t* words = words_.data();
+    const std::uint64_t bits = params_.bits;
+    const std::uint32_t k = params_.k;
+    detail::prefetch_pipeline<detail::batch_window>(
+        hashes.size(), [&](std::size_t i) { return hashes[i]; },
+        [&](std::uint64_t h) { detail::prefetch_standard_probes(words, h, bits, k, true); },
+        [&](std::size_t, std::uint64_t h) { detail::probe_set_atomic(words, detail::standard_probes(h, bits), k); });
+    detail::atomic_add_relaxed(inserted_, hashes.size());
+  }
   /// Adds every hash, in order (identical to insert_hash on each). Pipelined:
   /// all k probe words of the key a window ahead are prefetched for writing.
   void insert_many(std::span<const std::uint64_t> hashes) noexcept {
@@ -369,6 +416,16 @@ class standard_bloom {
   template <key K, class Alloc>
   void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
     view().may_contain_keys(std::span<const K>(keys), out);
+  }
+  /// See standard_bloom_view::may_contain_hash_concurrent. Safe beside
+  /// concurrent inserts. Not through view(): making a view copies inserted_,
+  /// which concurrent inserts write.
+  [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
+    return detail::probe_test_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
+    return may_contain_hash_concurrent(hash_key(k, params_.hash));
   }
 
   /// Union (bitwise OR). Throws errc::mismatch naming the differing field
@@ -419,6 +476,10 @@ class standard_bloom {
   [[nodiscard]] bool saturated() const { return view().saturated(); }
 
  private:
+  // build_parallel (parallel_build.hpp) writes the words directly, each
+  // thread its own word range, and adds to inserted_ after joining them.
+  friend struct detail::parallel_build_access;
+
   standard_bloom_params params_;
   std::vector<std::uint64_t> words_;
   std::uint64_t inserted_ = 0;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
@@ -317,6 +318,22 @@ class block_filter_view {
     return may_contain_hash(hash_key(k, params_.hash));
   }
 
+  /// may_contain_hash for use while other threads may be inserting with the
+  /// *_concurrent calls: reads the block with relaxed atomic loads
+  /// (detail/concurrent.hpp), so it is data-race free. Same answer as
+  /// may_contain_hash on the same bits; a key whose concurrent insert has not
+  /// finished (happened-before this call) may be missed. Use plain
+  /// may_contain_hash when no writer runs: it takes the SIMD kernel.
+  [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
+    return detail::block_test_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+  }
+
+  /// may_contain_hash_concurrent of the key's hash under this filter's hash_spec.
+  template <key K>
+  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
+    return may_contain_hash_concurrent(hash_key(k, params_.hash));
+  }
+
   /// out[i] = may_contain_hash(hashes[i]). Pipelined (detail/simd_batch.hpp):
   /// the blocks of the next detail::batch_window hashes are prefetched while
   /// the current one is tested, so their cache misses overlap. Throws
@@ -455,6 +472,39 @@ class block_filter {
     insert_hash(hash_key(k, params_.hash));
   }
 
+  /// insert_hash that may run in many threads at once on the same filter,
+  /// and beside *_concurrent queries: each touched word gets an atomic
+  /// relaxed OR (detail/concurrent.hpp explains why relaxed suffices) and
+  /// inserted() an atomic add. The bits end up identical to insert_hash's.
+  /// Contract: while any concurrent insert runs, the only other calls on this
+  /// filter are *_concurrent ones; plain queries, inserted() and the
+  /// statistics are for after the writers are joined (or otherwise ordered
+  /// before). Plain insert_hash stays free of atomics.
+  void insert_hash_concurrent(std::uint64_t h) noexcept {
+    detail::block_set_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    detail::atomic_add_relaxed(inserted_, 1);
+  }
+
+  /// insert_hash_concurrent of `k`, hashed with this filter's hash_spec.
+  template <key K>
+  void insert_concurrent(const K& k) {
+    insert_hash_concurrent(hash_key(k, params_.hash));
+  }
+
+  /// insert_hash_concurrent on every hash, pipelined like insert_many
+  /// (blocks prefetched for writing a window ahead); inserted() grows by one
+  /// atomic add of hashes.size(). Same contract as insert_hash_concurrent.
+  void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
+    block_type* blocks = blocks_.data();
+    const std::uint64_t count = params_.blocks;
+    const std::uint32_t k = params_.k;
+    detail::prefetch_pipeline<detail::batch_window>(
+        hashes.size(), [&](std::size_t i) { return hashes[i]; },
+        [&](std::uint64_t h) { detail::prefetch_for_write(blocks + detail::block_index(h, count)); },
+        [&](std::size_t, std::uint64_t h) { detail::block_set_atomic<P>(blocks[detail::block_index(h, count)], h, k); });
+    detail::atomic_add_relaxed(inserted_, hashes.size());
+  }
+
   /// Adds every hash, in order; the result is identical to insert_hash on
   /// each. Pipelined like may_contain_many (blocks prefetched for writing a
   /// window ahead).
@@ -496,6 +546,16 @@ class block_filter {
   template <key K, class Alloc>
   void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
     view().may_contain_keys(std::span<const K>(keys), out);
+  }
+  /// See block_filter_view::may_contain_hash_concurrent. Safe beside
+  /// concurrent inserts. Not through view(): making a view copies inserted_,
+  /// which concurrent inserts write.
+  [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
+    return detail::block_test_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
+    return may_contain_hash_concurrent(hash_key(k, params_.hash));
   }
 
   /// Union: this |= other. Throws errc::mismatch (naming the field) unless
@@ -547,6 +607,10 @@ class block_filter {
   [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
 
  private:
+  // build_parallel (parallel_build.hpp) writes the blocks directly, each
+  // thread its own block range, and adds to inserted_ after joining them.
+  friend struct detail::parallel_build_access;
+
   block_filter_params params_;
   std::vector<block_type> blocks_;
   std::uint64_t inserted_ = 0;

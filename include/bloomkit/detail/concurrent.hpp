@@ -1,0 +1,165 @@
+// bloomkit/detail/concurrent.hpp - the atomic kernels behind concurrent
+// inserts (insert_hash_concurrent, insert_many_concurrent, ...) and the
+// queries that may run beside them (may_contain_hash_concurrent, ...).
+//
+// Why relaxed atomics are enough. A Bloom filter's words only ever gain bits
+// while inserts run (clear, merge and intersect are not concurrent calls).
+// Setting a bit is an atomic fetch_or on the word holding it, so no update is
+// lost when two threads OR into the same word; the final value of every word
+// is the OR of all the masks applied to it, which does not depend on the
+// order of the ORs. So the filter after all inserts have finished is
+// bit-identical to a sequential insert of the same keys, in any order, with
+// no ordering constraints between words: memory_order_relaxed. Visibility to
+// other threads is the caller's contract: a key is guaranteed found only by a
+// query that happens-after the end of its insert (a join, a mutex, a release
+// store / acquire load the caller makes). A query racing an insert reads each
+// word atomically (relaxed loads, so it is data-race free under the C++
+// memory model and TSan) and may see some of that key's bits but not all: it
+// can only miss keys whose insert has not finished, never a finished one it
+// is ordered after, and never report a bit that no insert set.
+//
+// Cost. On x86-64 a relaxed load is a plain mov, so concurrent queries cost
+// what plain ones do (the words are copied to a local block first). A relaxed
+// fetch_or whose result is unused compiles to one `lock or`, about 20 cycles
+// when the line is already owned; bench/micro BM_concurrent_* measures the
+// overhead against the plain kernels (BENCHMARKS.md, "Concurrent inserts").
+// Each word is first loaded, and the RMW is skipped when it already holds
+// the key's bits ("test and test-and-set"): a filter near its design fill has
+// about half its bits set, so many words need no write, and a word we do not
+// write stays shared in the other cores' caches.
+//
+// Where std::atomic_ref is missing (libc++ 13, used by the wasm playground),
+// the GCC/Clang __atomic builtins give the same operations on plain objects.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "bloomkit/detail/simd_batch.hpp"
+
+#if defined(__cpp_lib_atomic_ref) && __cpp_lib_atomic_ref >= 201806L
+#define BLOOMKIT_HAS_ATOMIC_REF 1
+#else
+#define BLOOMKIT_HAS_ATOMIC_REF 0
+#if !(defined(__GNUC__) || defined(__clang__))
+#error "bloomkit: concurrent inserts need std::atomic_ref (C++20) or the GCC/Clang __atomic builtins"
+#endif
+#endif
+
+namespace bloomkit::detail {
+
+/// The raw word access of build_parallel (parallel_build.hpp), a friend of
+/// the owning filters: it partitions the words between threads so that each
+/// writes only its own range, then adds the insert count after the join.
+struct parallel_build_access;
+
+/// Word types the atomic kernels operate on: the filters' 32- and 64-bit
+/// words. Each must be lock-free and naturally aligned enough for atomic_ref.
+template <class T>
+inline constexpr bool atomic_word = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
+
+#if BLOOMKIT_HAS_ATOMIC_REF
+static_assert(alignof(std::uint64_t) >= std::atomic_ref<std::uint64_t>::required_alignment,
+              "filter words must meet atomic_ref's alignment");
+static_assert(alignof(std::uint32_t) >= std::atomic_ref<std::uint32_t>::required_alignment,
+              "filter words must meet atomic_ref's alignment");
+static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free && std::atomic_ref<std::uint32_t>::is_always_lock_free,
+              "concurrent inserts assume lock-free word atomics");
+#endif
+
+/// word |= mask, atomically, relaxed (see the header comment for why relaxed
+/// suffices). `word` must be a live, naturally aligned filter word.
+template <class T>
+inline void atomic_or_relaxed(T& word, T mask) noexcept {
+  static_assert(atomic_word<T>);
+#if BLOOMKIT_HAS_ATOMIC_REF
+  std::atomic_ref<T>(word).fetch_or(mask, std::memory_order_relaxed);
+#else
+  __atomic_fetch_or(&word, mask, __ATOMIC_RELAXED);
+#endif
+}
+
+/// An atomic relaxed read of a word that concurrent writers may OR into.
+/// The word is never written through this call (atomic_ref<const T> is not
+/// in C++20, hence the const_cast; a lock-free load does not store).
+template <class T>
+inline T atomic_load_relaxed(const T& word) noexcept {
+  static_assert(atomic_word<T>);
+#if BLOOMKIT_HAS_ATOMIC_REF
+  return std::atomic_ref<T>(const_cast<T&>(word)).load(std::memory_order_relaxed);
+#else
+  return __atomic_load_n(&word, __ATOMIC_RELAXED);
+#endif
+}
+
+/// counter += n, atomically (the inserted() count of concurrent inserts).
+inline void atomic_add_relaxed(std::uint64_t& counter, std::uint64_t n) noexcept {
+#if BLOOMKIT_HAS_ATOMIC_REF
+  std::atomic_ref<std::uint64_t>(counter).fetch_add(n, std::memory_order_relaxed);
+#else
+  __atomic_fetch_add(&counter, n, __ATOMIC_RELAXED);
+#endif
+}
+
+/// ORs `mask` into `word` unless the word already holds every bit of it.
+/// Equivalent to atomic_or_relaxed (bits are only ever set, so a word seen
+/// holding the bits keeps them), and skips the locked RMW when it can.
+template <class T>
+inline void atomic_or_if_missing(T& word, T mask) noexcept {
+  if ((atomic_load_relaxed(word) & mask) != mask) atomic_or_relaxed(word, mask);
+}
+
+/// A block policy whose mask(h, k) returns the key's bits as a block of
+/// words (blocked_bloom, split_block_bloom).
+template <class P>
+concept has_block_mask = requires(std::uint64_t h, std::uint32_t k) {
+  { P::mask(h, k) } -> std::same_as<typename P::block_type>;
+};
+
+/// The concurrent set of block policy P: the key's mask (the policy's own
+/// portable mask, so the bits are those of P::set by construction), ORed
+/// word by word. Words the key does not touch are skipped.
+template <class P>
+  requires has_block_mask<P>
+inline void block_set_atomic(typename P::block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+  const typename P::block_type m = P::mask(h, k);
+  constexpr std::size_t words = sizeof(m.words) / sizeof(m.words[0]);
+  for (std::size_t w = 0; w < words; ++w) {
+    if (m.words[w] != 0) atomic_or_if_missing(block.words[w], m.words[w]);
+  }
+}
+
+/// The concurrent test of block policy P: the block's words are read with
+/// relaxed atomic loads into a local copy, which the portable kernel tests.
+template <class P>
+inline bool block_test_atomic(const typename P::block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+  typename P::block_type copy;
+  constexpr std::size_t words = sizeof(copy.words) / sizeof(copy.words[0]);
+  for (std::size_t w = 0; w < words; ++w) copy.words[w] = atomic_load_relaxed(block.words[w]);
+  return P::test(copy, h, k);
+}
+
+/// Concurrent set of a probe sequence (standard_bloom): k bits at
+/// probes.next(), each one atomic OR on its 64-bit word.
+template <class Probes>
+inline void probe_set_atomic(std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    atomic_or_if_missing(words[bit >> 6], std::uint64_t{1} << (bit & 63));
+  }
+}
+
+/// Concurrent test of a probe sequence: relaxed loads, exit at the first
+/// zero bit (same answers as the plain test on the same words).
+template <class Probes>
+inline bool probe_test_atomic(const std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    if ((atomic_load_relaxed(words[bit >> 6]) & (std::uint64_t{1} << (bit & 63))) == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace bloomkit::detail
