@@ -231,7 +231,20 @@ struct parallel_build_access {
   }
 };
 
+/// Filters the parallel build can fill: standard_bloom and every block_filter.
+template <class F>
+inline constexpr bool is_parallel_insertable = false;
+template <>
+inline constexpr bool is_parallel_insertable<standard_bloom> = true;
+template <class P>
+inline constexpr bool is_parallel_insertable<block_filter<P>> = true;
+
 }  // namespace detail
+
+/// The filters insert_parallel and build_parallel accept: standard_bloom,
+/// blocked_bloom, split_block_bloom (any block_filter).
+template <class F>
+concept parallel_insertable = detail::is_parallel_insertable<F>;
 
 /// Adds every hash to `filter` using up to `threads` threads (the calling
 /// thread is one of them). The words afterwards are bit-identical to
@@ -241,7 +254,7 @@ struct parallel_build_access {
 /// used by any other thread during the call; the hashes must not change.
 /// Filter: standard_bloom, blocked_bloom, split_block_bloom (any
 /// block_filter). Throws errc::invalid_argument if threads is 0.
-template <class Filter>
+template <parallel_insertable Filter>
 void insert_parallel(Filter& filter, std::span<const std::uint64_t> hashes, unsigned threads) {
   const std::uint64_t* data = hashes.data();
   detail::parallel_build_access::insert(filter, hashes.size(), [data](std::size_t i) { return data[i]; }, threads,
@@ -251,7 +264,7 @@ void insert_parallel(Filter& filter, std::span<const std::uint64_t> hashes, unsi
 /// Adds every key, hashed with the filter's hash_spec by the threads
 /// themselves (hashing is part of the parallel work). Bit-identical to
 /// filter.insert_keys(keys); otherwise as insert_parallel over hashes.
-template <class Filter, key K>
+template <parallel_insertable Filter, key K>
 void insert_keys_parallel(Filter& filter, std::span<const K> keys, unsigned threads) {
   const K* data = keys.data();
   const hash_spec spec = filter.params().hash;
@@ -264,7 +277,7 @@ void insert_keys_parallel(Filter& filter, std::span<const K> keys, unsigned thre
 /// every hash: bit-identical to Filter(params) followed by insert_many(hashes).
 /// Threads as in insert_parallel; throws errc::invalid_argument for
 /// threads = 0 or invalid parameters.
-template <class Filter>
+template <parallel_insertable Filter>
 Filter build_parallel(const typename std::remove_cvref_t<decltype(std::declval<Filter>().params())>& params,
                       std::span<const std::uint64_t> hashes, unsigned threads) {
   Filter filter(params);
@@ -274,7 +287,7 @@ Filter build_parallel(const typename std::remove_cvref_t<decltype(std::declval<F
 
 /// A new Filter with `params` holding every key (hashed in parallel with
 /// params.hash): bit-identical to Filter(params) followed by insert_keys(keys).
-template <class Filter, key K>
+template <parallel_insertable Filter, key K>
 Filter build_keys_parallel(const typename std::remove_cvref_t<decltype(std::declval<Filter>().params())>& params,
                            std::span<const K> keys, unsigned threads) {
   Filter filter(params);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bloomkit/file_format.hpp"
+#include "bloomkit/parallel_build.hpp"
 #include "commands.hpp"
 #include "filter_summary.hpp"
 #include "json_out.hpp"
@@ -72,13 +73,27 @@ struct phase_times {
   double save = 0;
 };
 
-/// Adds one batch of hashes to the filter. THE call site for inserting: a
-/// parallel build (issue 10, build_parallel) replaces this with a call that
-/// splits the work across `threads`. Static kinds (binary fuse, ribbon) never
+/// Hashes gathered before one parallel insert with --threads > 1: the reader
+/// hands over key_batch_size (2048) at a time, far too few to be worth
+/// starting threads for (tens of microseconds each); 1 Mi hashes (8 MiB)
+/// take milliseconds to insert.
+inline constexpr std::size_t parallel_insert_hashes = std::size_t{1} << 20;
+
+/// Adds one batch of hashes to the filter. THE call site for inserting. With
+/// threads > 1, the kinds that support it are filled by insert_parallel
+/// (parallel_build.hpp): the words are partitioned between the threads, and
+/// the result is bit-identical to the single-threaded insert_many, so
+/// --threads never changes the output file. Other kinds (counting,
+/// scalable) insert on one thread. Static kinds (binary fuse, ribbon) never
 /// get here: their kind_entry has make_static, which takes all hashes at once.
 template <class Filter>
 void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigned threads) {
-  (void)threads;  // single-threaded for now; see above
+  if constexpr (parallel_insertable<Filter>) {
+    if (threads > 1) {
+      insert_parallel(filter, hashes, threads);
+      return;
+    }
+  }
   if constexpr (requires { filter.insert_many(hashes); }) {
     filter.insert_many(hashes);
   } else if constexpr (requires { filter.insert_hash(hashes[0]); }) {
@@ -278,10 +293,21 @@ int run_build(const build_options& o) {
     // ---- fill it -------------------------------------------------------------
     std::visit(
         [&](auto& f) {
-          auto insert = [&](std::span<const std::uint64_t> hashes) {
+          auto insert_now = [&](std::span<const std::uint64_t> hashes) {
             const auto t = clock_type::now();
             insert_batch(f, hashes, o.threads);
             times.insert += seconds_since(t);
+          };
+          // --threads > 1: gather parallel_insert_hashes before each insert.
+          std::vector<std::uint64_t> pending;
+          auto insert = [&](std::span<const std::uint64_t> hashes) {
+            if (o.threads <= 1) return insert_now(hashes);
+            if (pending.capacity() == 0) pending.reserve(parallel_insert_hashes);
+            pending.insert(pending.end(), hashes.begin(), hashes.end());
+            if (pending.size() >= parallel_insert_hashes) {
+              insert_now(pending);
+              pending.clear();
+            }
           };
           if (spool) {
             spool->replay(insert);
@@ -292,6 +318,7 @@ int run_build(const build_options& o) {
                               insert(hashes);
                             });
           }
+          if (!pending.empty()) insert_now(pending);
         },
         *filter);
   }
@@ -355,7 +382,7 @@ void register_build(CLI::App& app, command_table& table) {
   sub->add_option("-p,--fpr", o->fpr, "target false-positive rate in (0, 1) (default 0.01)");
   sub->add_option("-n,--capacity", o->capacity, "design number of keys (default: count the input)");
   sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
-  sub->add_option("-t,--threads", o->threads, "threads for inserting (accepted; builds single-threaded for now)");
+  sub->add_option("-t,--threads", o->threads, "threads for inserting standard, blocked and split-block filters (default 1); the file is the same for any count");
   sub->add_option("--hash", o->hash, "hash algorithm: xxh3_64 or xxh64 (default: xxh64 for split-block, else xxh3_64)");
   sub->add_option("--seed", o->seed, "hash seed (default 0)");
   sub->add_flag("--json", o->json, "print a summary of the filter as one JSON object on stdout");
