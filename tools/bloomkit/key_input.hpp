@@ -108,7 +108,11 @@ bool parse_hex(std::string_view line, std::string& out);
 /// scratch buffer (no allocation per key in steady state).
 class key_hasher {
  public:
-  key_hasher(key_format format, hash_spec spec) : format_(format), spec_(spec) {}
+  /// Throws bloomkit::error(invalid_argument) for a hash algorithm this
+  /// build does not know.
+  key_hasher(key_format format, hash_spec spec) : format_(format), spec_(spec) {
+    detail::require(is_known(spec.algorithm), errc::invalid_argument, "unknown hash algorithm id");
+  }
 
   /// Hashes one line (without its '\n', and with strip_cr already applied).
   /// Returns false, and leaves a reason in why(), when the line is not a key
@@ -118,11 +122,12 @@ class key_hasher {
   bool hash(std::string_view line, std::uint64_t& out) {
     if (format_ == key_format::text) {
       out = spec_.algorithm == hash_algorithm::xxh3_64 ? XXH3_64bits_withSeed(line.data(), line.size(), spec_.seed)
-                                                       : hash_bytes(line.data(), line.size(), spec_);
+                                                       : XXH64(line.data(), line.size(), spec_.seed);
       return true;
     }
     return hash_other(line, out);
   }
+  // (The constructor accepts only known algorithms, so "not xxh3_64" is xxh64.)
 
   /// Why the last hash() failed, e.g. "odd number of hex digits".
   [[nodiscard]] const char* why() const noexcept { return why_; }
