@@ -24,3 +24,9 @@ target_link_libraries(bloomkit_micro PRIVATE bloomkit::bloomkit bloomkit_warning
 #                        --build KIND N builds one filter for a peak-RSS check
 add_executable(bloomkit_static_bench ${PROJECT_SOURCE_DIR}/bench/static_bench.cpp)
 target_link_libraries(bloomkit_static_bench PRIVATE bloomkit::bloomkit bloomkit_warnings)
+
+# bloomkit_concurrent_bench  bench/concurrent.cpp: insert_many vs
+#                            insert_many_concurrent (1 and 2 threads) vs
+#                            insert_parallel (1 and 2 threads)
+add_executable(bloomkit_concurrent_bench ${PROJECT_SOURCE_DIR}/bench/concurrent.cpp)
+target_link_libraries(bloomkit_concurrent_bench PRIVATE bloomkit::bloomkit bloomkit_warnings benchmark::benchmark)
