@@ -99,6 +99,8 @@ TEST(ScalableBloom, GrowsOneStageAtATime) {
   }
   EXPECT_EQ(filter.stage(6).inserted(), 100'000u - 63'000u);
   EXPECT_EQ(filter.total_bits(), bits);
+  EXPECT_EQ(filter.bit_count(), bits);
+  EXPECT_EQ(filter.view().bit_count(), bits);
   EXPECT_EQ(filter.inserted(), keys.size());
   EXPECT_EQ(filter.capacity(), 127'000u);
   for (auto h : keys) ASSERT_TRUE(filter.may_contain_hash(h));

@@ -227,6 +227,8 @@ class scalable_bloom_view {
   [[nodiscard]] std::uint64_t total_bits() const noexcept {
     return core::sum(stages_, [](const blocked_bloom_view& s) { return s.bit_count(); });
   }
+  /// total_bits() under the name every bit-array filter uses (for tools).
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return total_bits(); }
   [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return total_bits() / 8; }
   [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
     return core::sum(stages_, [](const blocked_bloom_view& s) { return s.set_bit_count(); });
@@ -394,6 +396,7 @@ class scalable_bloom {
   [[nodiscard]] std::uint64_t total_bits() const noexcept {
     return core::sum(stages_, [](const blocked_bloom& s) { return s.bit_count(); });
   }
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return total_bits(); }
   [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return total_bits() / 8; }
   [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
     return core::sum(stages_, [](const blocked_bloom& s) { return s.set_bit_count(); });
