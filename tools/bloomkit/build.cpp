@@ -334,7 +334,16 @@ int run_build(const build_options& o) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());
   }
-  if (o.capacity && keys > *o.capacity) {
+  if (o.capacity && keys > *o.capacity && summary.kind == "scalable_bloom" && !summary.saturated) {
+    // A scalable filter grows instead of saturating: say so, do not warn.
+    if (!o.quiet) {
+      std::fprintf(stderr,
+                   "bloomkit: %llu keys read, more than --capacity %llu: the scalable filter grew new stages; "
+                   "its estimated FPR is %.4g%% (target %.4g%%)\n",
+                   static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
+                   100 * summary.estimated_fpr, 100 * o.fpr);
+    }
+  } else if (o.capacity && keys > *o.capacity) {
     std::fprintf(stderr,
                  "bloomkit: warning: %llu keys read but --capacity is %llu: the filter is past its design capacity; "
                  "its estimated FPR is now %.4g%% (target %.4g%%)\n",
