@@ -27,15 +27,10 @@ using namespace bloomkit;
 namespace fs = std::filesystem;
 using bytes_t = std::vector<std::byte>;
 
+using bloomkit::test::read_file_bytes;
+
 fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format"; }
 
-bytes_t read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  bytes_t out(chars.size());
-  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
-}
 
 template <class F>
 F filled(F f) {
@@ -90,7 +85,7 @@ TEST(FileFormatCorpus, GoldenFilesMatchWhatThisBuildWrites) {
     SCOPED_TRACE(name);
     const fs::path path = corpus_dir() / name;
     ASSERT_TRUE(fs::exists(path)) << "missing golden file; see the top of this test for how to regenerate";
-    EXPECT_TRUE(read_file(path) == bytes) << "the bytes this build writes differ from the committed golden file";
+    EXPECT_TRUE(read_file_bytes(path) == bytes) << "the bytes this build writes differ from the committed golden file";
     if (const auto pin = pinned.find(name); pin != pinned.end()) {
       EXPECT_EQ(XXH3_64bits(bytes.data(), bytes.size()), pin->second);
       EXPECT_NO_THROW((void)load(bytes));
@@ -103,7 +98,7 @@ TEST(FileFormatCorpus, ReplayEveryCorpusFileAndItsTruncations) {
   for (const auto& entry : fs::directory_iterator(corpus_dir())) {
     if (!entry.is_regular_file()) continue;
     SCOPED_TRACE(entry.path().filename().string());
-    const bytes_t bytes = read_file(entry.path());
+    const bytes_t bytes = read_file_bytes(entry.path());
     const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
     for (std::size_t len = 0; len <= bytes.size(); ++len) bloomkit_fuzz::check_input(data, len);
     ++files;

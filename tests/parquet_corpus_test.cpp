@@ -24,15 +24,10 @@ namespace {
 namespace fs = std::filesystem;
 using bytes_t = std::vector<std::byte>;
 
+using bloomkit::test::read_file_bytes;
+
 fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "parquet"; }
 
-bytes_t read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  bytes_t out(chars.size());
-  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
-}
 
 bytes_t text(std::string_view s) {
   bytes_t out;
@@ -80,7 +75,7 @@ TEST(ParquetCorpus, GeneratedSeedsAreCurrent) {
   }
   for (const auto& [name, bytes] : seeds) {
     ASSERT_TRUE(fs::exists(corpus_dir() / name)) << name << " missing; run with BLOOMKIT_UPDATE_CORPUS=1";
-    EXPECT_EQ(read_file(corpus_dir() / name), bytes) << name << " differs from what this build writes";
+    EXPECT_EQ(read_file_bytes(corpus_dir() / name), bytes) << name << " differs from what this build writes";
   }
 }
 
@@ -91,7 +86,7 @@ TEST(ParquetCorpus, EverySeedAndFixturePassesTheFuzzChecks) {
     if (!fs::exists(dir)) continue;
     for (const auto& entry : fs::directory_iterator(dir)) {
       if (!entry.is_regular_file() || entry.path().extension() == ".json" || entry.path().extension() == ".md") continue;
-      const auto bytes = read_file(entry.path());
+      const auto bytes = read_file_bytes(entry.path());
       SCOPED_TRACE(entry.path().string());
       EXPECT_EQ(LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), 0);
       ++replayed;

@@ -33,13 +33,6 @@ json load_json(const std::filesystem::path& path) {
   return json::parse(in);
 }
 
-std::vector<std::byte> read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(chars.size());
-  std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
-}
 
 std::string to_hex(std::span<const std::byte> bytes) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -146,7 +139,7 @@ TEST(ParquetFixtures, FiltersRebuiltFromAllValuesEqualTheFilesBytes) {
     const json all = load_json(fixtures() / "values" / (std::string(stem) + ".all.json"));
     const double fpp = meta["bloom_filter_false_positive_ratio"].get<double>();
     pq::reader file(fixtures() / (std::string(stem) + ".parquet"));
-    const auto bytes = read_all(fixtures() / (std::string(stem) + ".parquet"));
+    const auto bytes = bloomkit::test::read_file_bytes(fixtures() / (std::string(stem) + ".parquet"));
     for (const auto& rg : all["row_groups"]) {
       const auto g = rg["row_group"].get<std::size_t>();
       for (const auto& [name, values] : rg["columns"].items()) {
@@ -172,7 +165,7 @@ TEST(ParquetFixtures, FiltersRebuiltFromAllValuesEqualTheFilesBytes) {
 }
 
 TEST(ParquetFixtures, BareXxhashFilterHoldsItsFourWords) {
-  const auto bytes = read_all(fixtures() / "parquet-testing" / "bloom_filter.xxhash.bin");
+  const auto bytes = bloomkit::test::read_file_bytes(fixtures() / "parquet-testing" / "bloom_filter.xxhash.bin");
   const auto header = pq::decode_bloom_filter_header(bytes);
   EXPECT_EQ(header.num_bytes, 1024);
   ASSERT_EQ(header.header_length + 1024, bytes.size());
@@ -200,7 +193,7 @@ TEST(ParquetFixtures, FileWithoutLengthReadsHeaderFirst) {
 TEST(ParquetFixtures, InMemoryReaderMatchesFileReader) {
   const auto path = fixtures() / "pub_numeric.parquet";
   pq::reader from_path(path);
-  pq::reader from_bytes(read_all(path), "pub_numeric.parquet");
+  pq::reader from_bytes(bloomkit::test::read_file_bytes(path), "pub_numeric.parquet");
   ASSERT_EQ(from_path.metadata().row_groups.size(), from_bytes.metadata().row_groups.size());
   for (std::size_t g = 0; g < from_path.metadata().row_groups.size(); ++g) {
     for (std::size_t c = 0; c < from_path.metadata().columns.size(); ++c) {

@@ -26,14 +26,6 @@ namespace fs = std::filesystem;
 
 fs::path fixtures() { return bloomkit::test::shared_dir() / "fixtures" / "parquet"; }
 
-std::vector<std::byte> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> bytes(chars.size());
-  std::memcpy(bytes.data(), chars.data(), chars.size());
-  return bytes;
-}
 
 json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -59,7 +51,7 @@ TEST_P(DuckDbFixture, RebuildsEveryFilterByteForByteAndAnswersAsTheFile) {
   if (!fs::exists(fixtures() / (name + ".parquet"))) {
     GTEST_FAIL() << "fixture missing: " << (fixtures() / (name + ".parquet")) << " (set BLOOMKIT_SHARED)";
   }
-  const auto file = read_file(fixtures() / (name + ".parquet"));
+  const auto file = bloomkit::test::read_file_bytes(fixtures() / (name + ".parquet"));
   const json meta = read_json(fixtures() / (name + ".json"));
   const json values = read_json(fixtures() / "values" / (name + ".all.json"));
   const double fpp = meta["bloom_filter_false_positive_ratio"].get<double>();
@@ -112,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(Parquet, DuckDbFixture,
 TEST(SplitBlockBloom, ParquetTestingFilesAnswerAsRecorded) {
   for (const char* name : {"data_index_bloom_encoding_stats", "data_index_bloom_encoding_with_length"}) {
     SCOPED_TRACE(name);
-    const auto file = read_file(fixtures() / "parquet-testing" / (std::string(name) + ".parquet"));
+    const auto file = bloomkit::test::read_file_bytes(fixtures() / "parquet-testing" / (std::string(name) + ".parquet"));
     const json meta = read_json(fixtures() / "parquet-testing" / (std::string(name) + ".json"));
     for (const auto& group : meta["row_groups"]) {
       for (const auto& chunk : group["columns"]) {
@@ -144,7 +136,7 @@ TEST(SplitBlockBloom, ParquetTestingFilesAnswerAsRecorded) {
 TEST(SplitBlockBloom, LegacyXxhashBinHoldsItsFourWords) {
   // bloom_filter.xxhash.bin: a bare BloomFilterHeader (16 bytes for 1024) and
   // a 1,024-byte bitset holding "hello", "parquet", "bloom", "filter".
-  const auto file = read_file(fixtures() / "parquet-testing" / "bloom_filter.xxhash.bin");
+  const auto file = bloomkit::test::read_file_bytes(fixtures() / "parquet-testing" / "bloom_filter.xxhash.bin");
   ASSERT_EQ(file.size(), 16u + 1024u);
   const auto filter = bloomkit::from_parquet_bitset(std::span<const std::byte>(file.data() + 16, 1024), 4, 0.01);
   for (const char* word : {"hello", "parquet", "bloom", "filter"}) EXPECT_TRUE(filter.may_contain(word)) << word;

@@ -2,10 +2,16 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace bloomkit::test {
 
@@ -14,6 +20,17 @@ namespace bloomkit::test {
 inline std::filesystem::path shared_dir() {
   if (const char* env = std::getenv("BLOOMKIT_SHARED"); env != nullptr && *env != '\0') return env;
   return BLOOMKIT_SHARED_DIR;
+}
+
+/// Every byte of the file at `path`; throws std::runtime_error naming the
+/// path when it cannot be opened (a missing fixture must fail loudly).
+inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path.string());
+  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(chars.size());
+  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
 }
 
 /// True in the sanitizer builds, where statistical tests use smaller samples.
