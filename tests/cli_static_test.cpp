@@ -60,10 +60,11 @@ TEST(CliStatic, BuildQueryAndInfo) {
     const double rate = std::stod(negatives.out) / static_cast<double>(n);
     EXPECT_NEAR(rate, c.expected_fpr, binomial_tolerance(c.expected_fpr, static_cast<double>(n)));
 
-    // About log2(1/p) bits per key: within 25 % at this small n (binary
-    // fuse's size factor is 1.22 at 20000 keys, Ribbon's 1.04).
+    // About log2(1/p) bits per key: within 25 % at 20000 keys (binary fuse's
+    // size factor is 1.22 there, Ribbon's 1.04), 40 % at the 5000 keys of the
+    // sanitizer builds (binary fuse 1.33: its overhead grows as n shrinks).
     const double ideal = -std::log2(c.expected_fpr);
-    EXPECT_NEAR(j["bits_per_key"].get<double>() / ideal, 1.0, 0.25);
+    EXPECT_NEAR(j["bits_per_key"].get<double>() / ideal, 1.0, n >= 20000 ? 0.25 : 0.40);
     EXPECT_EQ(std::lround(ideal), static_cast<long>(c.result_bits));
     const auto info = run_cli({"info", "f.bkf", "--json"}, {}, dir);
     ASSERT_EQ(info.rc, 0) << info.err;
