@@ -111,7 +111,9 @@ test_fuzz() {
   ls fuzz/*_fuzz.cpp >/dev/null 2>&1 || { say "no fuzz targets yet"; return 0; }
   setup_fuzz
   build_preset fuzz || return 1
-  # Targets run side by side, one per core, each for FUZZ_SECONDS.
+  # All targets run side by side for FUZZ_SECONDS of wall time each (with
+  # more targets than cores each gets a share of the CPU: the step stays
+  # FUZZ_SECONDS long, which keeps CI within its budget).
   local target name corpus rc=0 pids=() names=() i
   for target in build/fuzz/*_fuzz; do
     name="$(basename "$target")"
@@ -122,11 +124,6 @@ test_fuzz() {
       "build/fuzz/corpus-$name" "$corpus" >"build/fuzz/$name.log" 2>&1 &
     pids+=($!)
     names+=("$name")
-    if [ "${#pids[@]}" -ge "$JOBS" ]; then
-      wait "${pids[0]}" || { tail -40 "build/fuzz/${names[0]}.log" >&2; rc=1; }
-      pids=("${pids[@]:1}")
-      names=("${names[@]:1}")
-    fi
   done
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { tail -40 "build/fuzz/${names[$i]}.log" >&2; rc=1; }
