@@ -109,6 +109,7 @@ test_bench_smoke() {
 }
 test_fuzz() {
   ls fuzz/*_fuzz.cpp >/dev/null 2>&1 || { say "no fuzz targets yet"; return 0; }
+  wait_background_setup
   setup_fuzz
   build_preset fuzz || return 1
   # All targets run side by side for FUZZ_SECONDS of wall time each (with
@@ -137,12 +138,14 @@ test_fuzz() {
 }
 test_parquet_duckdb() {
   [ -x tests/parquet_duckdb/run.sh ] || return 0
+  wait_background_setup
   setup_web
   say "Parquet round trip with DuckDB (bloomkit writes, DuckDB reads and probes; and back)"
   tests/parquet_duckdb/run.sh build/release/bloomkit
 }
 test_web() {
   [ -f web/package.json ] || { say "no playground yet"; return 0; }
+  wait_background_setup
   setup_web
   say "building the playground and testing it in headless Chromium"
   "$ROOT/web/build.sh" || return 1
@@ -152,8 +155,29 @@ test_web() {
   (cd web && node --test tests/)
 }
 
+# The fuzz and web packages (clang, emscripten, chromium: about 1 GB on a new
+# machine) install in the background while the release suite builds; the
+# steps that need them wait for it first.
+BACKGROUND_SETUP_PID=""
+start_background_setup() {
+  mkdir -p build
+  (setup_fuzz && setup_web) >build/background-setup.log 2>&1 &
+  BACKGROUND_SETUP_PID=$!
+}
+wait_background_setup() {
+  [ -n "$BACKGROUND_SETUP_PID" ] || return 0
+  local pid="$BACKGROUND_SETUP_PID"
+  BACKGROUND_SETUP_PID=""
+  if ! wait "$pid"; then
+    cat build/background-setup.log >&2
+    say "installing the fuzz/web packages failed; retrying in the foreground"
+    setup_fuzz && setup_web
+  fi
+}
+
 cmd_test() {
   setup_core
+  start_background_setup
   step release test_release
   step bench-smoke test_bench_smoke
   step parquet-duckdb test_parquet_duckdb
