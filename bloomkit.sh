@@ -119,18 +119,18 @@ test_fuzz() {
   for target in build/fuzz/*_fuzz; do
     name="$(basename "$target")"
     corpus="fuzz/corpus/${name%_fuzz}"
-    mkdir -p "build/fuzz/corpus-$name" "$corpus"
+    [ -f "$target" ] && [ -x "$target" ] || continue
+    mkdir -p "build/fuzz/corpora/$name" "$corpus"
     say "fuzzing $name for ${FUZZ_SECONDS}s (seed corpus $corpus)"
     "$target" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -artifact_prefix="build/fuzz/$name-" \
-      "build/fuzz/corpus-$name" "$corpus" >"build/fuzz/$name.log" 2>&1 &
+      "build/fuzz/corpora/$name" "$corpus" >"build/fuzz/$name.log" 2>&1 &
     pids+=($!)
     names+=("$name")
   done
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { tail -40 "build/fuzz/${names[$i]}.log" >&2; rc=1; }
   done
-  for target in build/fuzz/*_fuzz; do
-    name="$(basename "$target")"
+  for name in "${names[@]}"; do
     printf '%s: ' "$name" >&2
     grep -E "stat::number_of_executed_units" "build/fuzz/$name.log" | tr -s ' ' >&2 || echo "no stats" >&2
   done
