@@ -16,18 +16,13 @@
 
 namespace {
 
+using bloomkit::test::random_hashes;
+
 using bloomkit::binary_fuse16;
 using bloomkit::binary_fuse8;
 using bloomkit::binary_fuse_options;
 using bloomkit::errc;
 using bloomkit::error;
-
-std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
-  bloomkit::detail::splitmix64 g(seed);
-  std::vector<std::uint64_t> out(n);
-  for (auto& h : out) h = g();
-  return out;
-}
 
 /// A bool buffer for may_contain_many (std::vector<bool> has no span).
 struct bool_buffer {

@@ -9,43 +9,16 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.hpp"
+#include "concurrent_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
+using bloomkit::test::make_filter;
+using bloomkit::test::random_hashes;
+using bloomkit::test::words_of;
+
 using namespace bloomkit;
-
-template <class F>
-F make_filter(std::uint64_t capacity);
-template <>
-standard_bloom make_filter<standard_bloom>(std::uint64_t capacity) {
-  return standard_bloom(capacity, 0.01);
-}
-template <>
-blocked_bloom make_filter<blocked_bloom>(std::uint64_t capacity) {
-  return blocked_bloom(capacity, 0.01);
-}
-template <>
-split_block_bloom make_filter<split_block_bloom>(std::uint64_t capacity) {
-  return split_block_bloom(capacity, 0.01);
-}
-
-template <class F>
-auto words_of(const F& f) {
-  if constexpr (requires { f.words(); }) {
-    return std::vector<std::uint64_t>(f.words().begin(), f.words().end());
-  } else {
-    using block = typename F::block_type;
-    return std::vector<block>(f.blocks().begin(), f.blocks().end());
-  }
-}
-
-std::vector<std::uint64_t> hashes(std::size_t n, std::uint64_t seed) {
-  detail::splitmix64 rng(seed);
-  std::vector<std::uint64_t> out(n);
-  for (auto& h : out) h = rng();
-  return out;
-}
 
 template <class F>
 class concurrent_build : public ::testing::Test {};
@@ -56,7 +29,7 @@ TYPED_TEST_SUITE(concurrent_build, filter_types);
 // uneven slices, more threads than work) with few keys.
 TYPED_TEST(concurrent_build, tuned_parallel_insert_is_bit_identical) {
   const std::size_t n = test::scaled(30000, 6);
-  const auto keys = hashes(n, 21);
+  const auto keys = random_hashes(n, 21);
   TypeParam sequential = make_filter<TypeParam>(n);
   sequential.insert_many(keys);
   for (const unsigned threads : {1u, 2u, 3u, 4u, 7u}) {
@@ -73,7 +46,7 @@ TYPED_TEST(concurrent_build, tuned_parallel_insert_is_bit_identical) {
 // The public calls with their default tuning, enough keys for two threads.
 TYPED_TEST(concurrent_build, public_calls_are_bit_identical) {
   const std::size_t n = 2 * detail::parallel_min_keys_per_thread + 123;
-  const auto keys = hashes(n, 22);
+  const auto keys = random_hashes(n, 22);
   TypeParam sequential = make_filter<TypeParam>(n);
   sequential.insert_many(keys);
 
@@ -105,7 +78,7 @@ TYPED_TEST(concurrent_build, keys_are_hashed_in_parallel_identically) {
 // Inserting into a filter that already holds keys keeps them (OR, not overwrite).
 TYPED_TEST(concurrent_build, adds_to_existing_bits) {
   const std::size_t n = test::scaled(20000, 4);
-  const auto first = hashes(n, 23), second = hashes(n, 24);
+  const auto first = random_hashes(n, 23), second = random_hashes(n, 24);
   TypeParam sequential = make_filter<TypeParam>(2 * n);
   sequential.insert_many(first);
   sequential.insert_many(second);
@@ -120,7 +93,7 @@ TYPED_TEST(concurrent_build, adds_to_existing_bits) {
 // Filters smaller than the thread count (one block / one word): every unit
 // has exactly one owner, the rest of the threads get nothing.
 TEST(concurrent_build_edges, tiny_filters_and_empty_input) {
-  const auto keys = hashes(5000, 25);
+  const auto keys = random_hashes(5000, 25);
   blocked_bloom one_block(block_filter_params{1, 8, 100, 0.5, blocked_bloom::policy::default_hash});
   blocked_bloom one_block_seq(one_block.params());
   detail::parallel_build_access::insert(one_block, keys.size(), [&](std::size_t i) { return keys[i]; }, 4,
@@ -143,7 +116,7 @@ TEST(concurrent_build_edges, tiny_filters_and_empty_input) {
 
 TEST(concurrent_build_edges, zero_threads_is_invalid_argument) {
   split_block_bloom f(1000, 0.01);
-  const auto keys = hashes(10, 26);
+  const auto keys = random_hashes(10, 26);
   try {
     insert_parallel(f, std::span<const std::uint64_t>(keys), 0);
     FAIL() << "expected bloomkit::error";

@@ -17,43 +17,16 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.hpp"
+#include "concurrent_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
+using bloomkit::test::make_filter;
+using bloomkit::test::random_hashes;
+using bloomkit::test::words_of;
+
 using namespace bloomkit;
-
-template <class F>
-F make_filter(std::uint64_t capacity);
-template <>
-standard_bloom make_filter<standard_bloom>(std::uint64_t capacity) {
-  return standard_bloom(capacity, 0.01);
-}
-template <>
-blocked_bloom make_filter<blocked_bloom>(std::uint64_t capacity) {
-  return blocked_bloom(capacity, 0.01);
-}
-template <>
-split_block_bloom make_filter<split_block_bloom>(std::uint64_t capacity) {
-  return split_block_bloom(capacity, 0.01);
-}
-
-template <class F>
-auto words_of(const F& f) {
-  if constexpr (requires { f.words(); }) {
-    return std::vector<std::uint64_t>(f.words().begin(), f.words().end());
-  } else {
-    using block = typename F::block_type;
-    return std::vector<block>(f.blocks().begin(), f.blocks().end());
-  }
-}
-
-std::vector<std::uint64_t> hashes(std::size_t n, std::uint64_t seed) {
-  detail::splitmix64 rng(seed);
-  std::vector<std::uint64_t> out(n);
-  for (auto& h : out) h = rng();
-  return out;
-}
 
 constexpr unsigned writer_threads = 4;
 
@@ -66,7 +39,7 @@ TYPED_TEST_SUITE(concurrent_insert, filter_types);
 // sequential insert and no false negatives.
 TYPED_TEST(concurrent_insert, disjoint_single_key_inserts_equal_sequential) {
   const std::size_t n = test::scaled(40000, 8);
-  const auto keys = hashes(n, 11);
+  const auto keys = random_hashes(n, 11);
   TypeParam shared = make_filter<TypeParam>(n);
   {
     std::vector<std::jthread> writers;
@@ -87,7 +60,7 @@ TYPED_TEST(concurrent_insert, disjoint_single_key_inserts_equal_sequential) {
 // words ORed by all threads at once): no lost update.
 TYPED_TEST(concurrent_insert, overlapping_batches_lose_no_bits) {
   const std::size_t n = test::scaled(40000, 8);
-  const auto keys = hashes(n, 12);
+  const auto keys = random_hashes(n, 12);
   TypeParam shared = make_filter<TypeParam>(n);
   {
     std::vector<std::jthread> writers;
@@ -134,8 +107,8 @@ TYPED_TEST(concurrent_insert, keys_are_found_after_join) {
 TYPED_TEST(concurrent_insert, readers_beside_writers_find_published_keys) {
   constexpr unsigned writers_count = 2, readers_count = 2;
   const std::size_t per_writer = test::scaled(20000, 8);
-  const auto keys = hashes(per_writer * writers_count, 13);
-  const auto absent = hashes(per_writer, 14);
+  const auto keys = random_hashes(per_writer * writers_count, 13);
+  const auto absent = random_hashes(per_writer, 14);
   TypeParam shared = make_filter<TypeParam>(keys.size());
   std::atomic<std::size_t> progress[writers_count];
   for (auto& p : progress) p.store(0);
@@ -184,10 +157,10 @@ TYPED_TEST(concurrent_insert, readers_beside_writers_find_published_keys) {
 TYPED_TEST(concurrent_insert, concurrent_query_matches_plain_query) {
   const std::size_t n = test::scaled(20000, 8);
   TypeParam f = make_filter<TypeParam>(n);
-  f.insert_many(hashes(n, 15));
-  for (const auto h : hashes(n, 15)) ASSERT_TRUE(f.may_contain_hash_concurrent(h));
+  f.insert_many(random_hashes(n, 15));
+  for (const auto h : random_hashes(n, 15)) ASSERT_TRUE(f.may_contain_hash_concurrent(h));
   std::size_t differ = 0, positives = 0;
-  for (const auto h : hashes(4 * n, 16)) {
+  for (const auto h : random_hashes(4 * n, 16)) {
     const bool plain = f.may_contain_hash(h);
     differ += plain != f.may_contain_hash_concurrent(h);
     positives += plain;
@@ -200,11 +173,11 @@ TYPED_TEST(concurrent_insert, concurrent_query_matches_plain_query) {
 TYPED_TEST(concurrent_insert, view_concurrent_query_matches) {
   const std::size_t n = test::scaled(5000, 5);
   TypeParam f = make_filter<TypeParam>(n);
-  const auto keys = hashes(n, 17);
+  const auto keys = random_hashes(n, 17);
   f.insert_many(keys);
   const auto v = f.view();
   for (const auto h : keys) ASSERT_TRUE(v.may_contain_hash_concurrent(h));
-  for (const auto h : hashes(n, 18)) ASSERT_EQ(v.may_contain_hash(h), v.may_contain_hash_concurrent(h));
+  for (const auto h : random_hashes(n, 18)) ASSERT_EQ(v.may_contain_hash(h), v.may_contain_hash_concurrent(h));
 }
 
 }  // namespace

@@ -17,29 +17,16 @@
 
 namespace {
 
+using bloomkit::test::error_code_of;
+
+using bloomkit::test::random_hashes;
+
 using bloomkit::counting_bloom;
 using bloomkit::counting_bloom_params;
 using bloomkit::counting_bloom_view;
 using bloomkit::errc;
 using bloomkit::remove_result;
 using bloomkit::detail::splitmix64;
-
-std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
-  splitmix64 rng(seed);
-  std::vector<std::uint64_t> out(n);
-  for (auto& h : out) h = rng();
-  return out;
-}
-
-template <class F>
-errc code_of(F&& f) {
-  try {
-    f();
-  } catch (const bloomkit::error& e) {
-    return e.code();
-  }
-  return errc{};
-}
 
 TEST(CountingBloom, SizedLikeTheStandardFilter) {
   const counting_bloom filter(1000, 0.01);
@@ -52,13 +39,13 @@ TEST(CountingBloom, SizedLikeTheStandardFilter) {
 }
 
 TEST(CountingBloom, RejectsParametersOutOfDomain) {
-  EXPECT_EQ(code_of([] { counting_bloom(0, 0.01); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { counting_bloom(10, 0.0); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { counting_bloom(10, 1.0); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { counting_bloom(counting_bloom_params{0, 3, 10, 0.1, {}}); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { counting_bloom(counting_bloom_params{64, 0, 10, 0.1, {}}); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { counting_bloom(counting_bloom_params{64, 65, 10, 0.1, {}}); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { counting_bloom(counting_bloom_params{(1ULL << 40) + 1, 3, 10, 0.1, {}}); }),
+  EXPECT_EQ(error_code_of([] { counting_bloom(0, 0.01); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { counting_bloom(10, 0.0); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { counting_bloom(10, 1.0); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { counting_bloom(counting_bloom_params{0, 3, 10, 0.1, {}}); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { counting_bloom(counting_bloom_params{64, 0, 10, 0.1, {}}); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { counting_bloom(counting_bloom_params{64, 65, 10, 0.1, {}}); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { counting_bloom(counting_bloom_params{(1ULL << 40) + 1, 3, 10, 0.1, {}}); }),
             errc::invalid_argument);
 }
 
@@ -278,8 +265,8 @@ TEST(CountingBloom, MergeRefusesDifferentShapes) {
   a.insert(1);
   const std::vector<std::uint64_t> before(a.words().begin(), a.words().end());
   for (const counting_bloom* o : {&other_size, &other_k, &other_hash, &other_seed}) {
-    EXPECT_EQ(code_of([&] { a.merge(*o); }), errc::mismatch);
-    EXPECT_EQ(code_of([&] { a.intersect(*o); }), errc::mismatch);
+    EXPECT_EQ(error_code_of([&] { a.merge(*o); }), errc::mismatch);
+    EXPECT_EQ(error_code_of([&] { a.intersect(*o); }), errc::mismatch);
   }
   EXPECT_TRUE(std::equal(before.begin(), before.end(), a.words().begin(), a.words().end()));
   EXPECT_EQ(a.inserted(), 1u);
@@ -296,7 +283,7 @@ TEST(CountingBloom, BatchCallsMatchSingleCalls) {
   many.may_contain_many(queries, std::span<bool>(out.get(), queries.size()));
   for (std::size_t i = 0; i < queries.size(); ++i) ASSERT_EQ(out[i], many.may_contain_hash(queries[i]));
   bool small[2];
-  EXPECT_EQ(code_of([&] { many.may_contain_many(queries, std::span<bool>(small, 2)); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([&] { many.may_contain_many(queries, std::span<bool>(small, 2)); }), errc::invalid_argument);
 }
 
 TEST(CountingBloom, ViewOverBorrowedWordsAnswersTheSame) {
@@ -323,14 +310,14 @@ TEST(CountingBloom, ViewRejectsWordsThatDoNotFit) {
   std::vector<std::uint64_t> words(7, 0);
   EXPECT_NO_THROW(counting_bloom_view(params, words, 0));
   std::vector<std::uint64_t> short_words(6, 0), long_words(8, 0);
-  EXPECT_EQ(code_of([&] { counting_bloom_view(params, short_words, 0); }), errc::corrupt);
-  EXPECT_EQ(code_of([&] { counting_bloom_view(params, long_words, 0); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { counting_bloom_view(params, short_words, 0); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { counting_bloom_view(params, long_words, 0); }), errc::corrupt);
   words[6] = 1ULL << 16;  // counter 100, past the end
-  EXPECT_EQ(code_of([&] { counting_bloom_view(params, words, 0); }), errc::corrupt);
-  EXPECT_EQ(code_of([&] { counting_bloom(params, words, 0); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { counting_bloom_view(params, words, 0); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { counting_bloom(params, words, 0); }), errc::corrupt);
   words[6] = 0xFFFF;  // counters 96..99 at 15: valid
   EXPECT_EQ(counting_bloom_view(params, words, 0).saturated_counters(), 4u);
-  EXPECT_EQ(code_of([&] { counting_bloom_view(counting_bloom_params{100, 0, 10, 0.1, {}}, words, 0); }),
+  EXPECT_EQ(error_code_of([&] { counting_bloom_view(counting_bloom_params{100, 0, 10, 0.1, {}}, words, 0); }),
             errc::invalid_argument);
 }
 

@@ -17,17 +17,12 @@
 
 namespace {
 
+using bloomkit::test::random_hashes;
+
 using bloomkit::errc;
 using bloomkit::error;
 using bloomkit::ribbon;
 using bloomkit::ribbon_options;
-
-std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
-  bloomkit::detail::splitmix64 g(seed);
-  std::vector<std::uint64_t> out(n);
-  for (auto& h : out) h = g();
-  return out;
-}
 
 ribbon_options with_bits(std::uint32_t r) {
   ribbon_options o;

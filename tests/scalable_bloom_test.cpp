@@ -16,28 +16,15 @@
 
 namespace {
 
+using bloomkit::test::error_code_of;
+
+using bloomkit::test::random_hashes;
+
 using bloomkit::errc;
 using bloomkit::scalable_bloom;
 using bloomkit::scalable_bloom_params;
 using bloomkit::scalable_bloom_view;
 using bloomkit::detail::splitmix64;
-
-std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
-  splitmix64 rng(seed);
-  std::vector<std::uint64_t> out(n);
-  for (auto& h : out) h = rng();
-  return out;
-}
-
-template <class F>
-errc code_of(F&& f) {
-  try {
-    f();
-  } catch (const bloomkit::error& e) {
-    return e.code();
-  }
-  return errc{};
-}
 
 TEST(ScalableBloom, DefaultsAndTheFirstStage) {
   const scalable_bloom filter(1000, 0.01);
@@ -66,18 +53,18 @@ TEST(ScalableBloom, GrowthPlanIsTheSameIntegersEverywhere) {
   EXPECT_EQ(scalable_bloom::stage_capacity(s1, 40), 7u);  // growth 1: every stage the same size
   // Past 2^40 keys per stage: a clear error, not an overflow.
   const scalable_bloom_params big{1ULL << 39, 0.01, 16.0, 0.85, {}};
-  EXPECT_EQ(code_of([&] { (void)scalable_bloom::stage_capacity(big, 2); }), errc::unsupported);
+  EXPECT_EQ(error_code_of([&] { (void)scalable_bloom::stage_capacity(big, 2); }), errc::unsupported);
 }
 
 TEST(ScalableBloom, RejectsParametersOutOfDomain) {
-  EXPECT_EQ(code_of([] { scalable_bloom(0, 0.01); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { scalable_bloom(10, 0.0); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { scalable_bloom(10, 1.0); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { scalable_bloom(10, 0.01, {}, 0.5); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { scalable_bloom(10, 0.01, {}, 17.0); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { scalable_bloom(10, 0.01, {}, 2.0, 0.0); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { scalable_bloom(10, 0.01, {}, 2.0, 1.0); }), errc::invalid_argument);
-  EXPECT_EQ(code_of([] { scalable_bloom(10, 0.01, {}, std::numeric_limits<double>::quiet_NaN()); }),
+  EXPECT_EQ(error_code_of([] { scalable_bloom(0, 0.01); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { scalable_bloom(10, 0.0); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { scalable_bloom(10, 1.0); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { scalable_bloom(10, 0.01, {}, 0.5); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { scalable_bloom(10, 0.01, {}, 17.0); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { scalable_bloom(10, 0.01, {}, 2.0, 0.0); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { scalable_bloom(10, 0.01, {}, 2.0, 1.0); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { scalable_bloom(10, 0.01, {}, std::numeric_limits<double>::quiet_NaN()); }),
             errc::invalid_argument);
 }
 
@@ -185,7 +172,7 @@ TEST(ScalableBloom, BatchCallsMatchSingleCalls) {
   many.may_contain_many(mixed, std::span<bool>(out.get(), mixed.size()));
   for (std::size_t i = 0; i < mixed.size(); ++i) ASSERT_EQ(out[i], many.may_contain_hash(mixed[i])) << i;
   bool small[1];
-  EXPECT_EQ(code_of([&] { many.may_contain_many(mixed, std::span<bool>(small, 1)); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([&] { many.may_contain_many(mixed, std::span<bool>(small, 1)); }), errc::invalid_argument);
 }
 
 TEST(ScalableBloom, KeysOfEveryFormAndClear) {
@@ -225,7 +212,7 @@ TEST(ScalableBloom, MergeIsStageWiseUnion) {
         scalable_bloom(1000, 0.01, {}, 2.0, 0.5),
         scalable_bloom(1000, 0.01, bloomkit::hash_spec{bloomkit::hash_algorithm::xxh64, 0})}) {
     scalable_bloom copy = small;
-    EXPECT_EQ(code_of([&] { copy.merge(other); }), errc::mismatch);
+    EXPECT_EQ(error_code_of([&] { copy.merge(other); }), errc::mismatch);
     EXPECT_EQ(copy.inserted(), small.inserted());
   }
 }
@@ -244,19 +231,19 @@ TEST(ScalableBloom, ViewOverBorrowedStagesAnswersTheSame) {
   // Validated construction from stage views (as a loader does).
   std::vector<bloomkit::blocked_bloom_view> stages(view.stage_views().begin(), view.stage_views().end());
   EXPECT_NO_THROW(scalable_bloom_view(filter.params(), stages));
-  EXPECT_EQ(code_of([&] { scalable_bloom_view(filter.params(), {}); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { scalable_bloom_view(filter.params(), {}); }), errc::corrupt);
   auto swapped = stages;
   std::swap(swapped[0], swapped[1]);
-  EXPECT_EQ(code_of([&] { scalable_bloom_view(filter.params(), swapped); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { scalable_bloom_view(filter.params(), swapped); }), errc::corrupt);
   auto other = filter.params();
   other.growth = 3.0;
-  EXPECT_EQ(code_of([&] { scalable_bloom_view(other, stages); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { scalable_bloom_view(other, stages); }), errc::corrupt);
   other = filter.params();
   other.hash.seed = 9;
-  EXPECT_EQ(code_of([&] { scalable_bloom_view(other, stages); }), errc::corrupt);
+  EXPECT_EQ(error_code_of([&] { scalable_bloom_view(other, stages); }), errc::corrupt);
   other = filter.params();
   other.tightening = 2.0;
-  EXPECT_EQ(code_of([&] { scalable_bloom_view(other, stages); }), errc::invalid_argument);
+  EXPECT_EQ(error_code_of([&] { scalable_bloom_view(other, stages); }), errc::invalid_argument);
 
   // An owning filter from copies of the stages (loading).
   std::vector<bloomkit::blocked_bloom> owned;
@@ -273,7 +260,7 @@ TEST(ScalableBloom, SixtyFourStagesAtMostAndAClearError) {
   scalable_bloom filter(1, 0.01, {}, 1.0, 0.85);  // one key per stage
   for (int i = 0; i < 64; ++i) filter.insert(i);
   EXPECT_EQ(filter.stages(), 64u);
-  EXPECT_EQ(code_of([&] { filter.insert(64); }), errc::unsupported);
+  EXPECT_EQ(error_code_of([&] { filter.insert(64); }), errc::unsupported);
   EXPECT_EQ(filter.inserted(), 64u);  // nothing changed
   for (int i = 0; i < 64; ++i) ASSERT_TRUE(filter.may_contain(i));
   EXPECT_LT(filter.fpr_bound(), 0.01);

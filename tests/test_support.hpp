@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/error.hpp"
+
 namespace bloomkit::test {
 
 /// The shared fixtures folder: $BLOOMKIT_SHARED if set, else ../shared beside
@@ -31,6 +34,25 @@ inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path)
   std::vector<std::byte> out(chars.size());
   if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
   return out;
+}
+
+/// n pseudo-random 64-bit hashes from a fixed seed (SplitMix64).
+inline std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
+  bloomkit::detail::splitmix64 rng(seed);
+  std::vector<std::uint64_t> out(n);
+  for (auto& h : out) h = rng();
+  return out;
+}
+
+/// The errc of the bloomkit::error that f() throws, or errc{} if it throws none.
+template <class F>
+bloomkit::errc error_code_of(F&& f) {
+  try {
+    f();
+  } catch (const bloomkit::error& e) {
+    return e.code();
+  }
+  return bloomkit::errc{};
 }
 
 /// True in the sanitizer builds, where statistical tests use smaller samples.
