@@ -323,23 +323,15 @@ class basic_binary_fuse {
   [[nodiscard]] std::uint32_t arity() const noexcept { return params_.arity; }
   [[nodiscard]] std::span<const F> fingerprints() const noexcept { return fingerprints_; }
   [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return fingerprints_.size() * sizeof(F); }
-  [[nodiscard]] double bits_per_key() const noexcept {
-    return params_.keys == 0 ? 0.0 : 8.0 * static_cast<double>(size_in_bytes()) / static_cast<double>(params_.keys);
-  }
-  [[nodiscard]] double design_fpr() const noexcept {
-    return params_.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8));
-  }
-  // The state every bloomkit filter reports (DESIGN.md). A static filter
-  // knows its set exactly: capacity, inserted and the cardinality are the
-  // stored key count, the FPR is fixed by the fingerprint width, and it is
-  // never saturated.
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return params_.keys; }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(params_.keys); }
-  /// 2^-f, the FPR the layout is built for (also for an empty filter).
-  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8)); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return false; }
+  // Derived state lives in the view (one definition); see its comments.
+  [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
+  [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return view().capacity(); }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return view().inserted(); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return view().estimated_cardinality(); }
+  [[nodiscard]] double target_fpr() const noexcept { return view().target_fpr(); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return view().estimated_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
   /// Construction attempts the last build needed (1 = first seed worked).
   [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
 

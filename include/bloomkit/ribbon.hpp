@@ -338,19 +338,15 @@ class ribbon {
   [[nodiscard]] std::uint64_t slots() const noexcept { return params_.slots; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
   [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  // Derived state lives in the view (one definition); see its comments.
   [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
   [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
-  // The state every bloomkit filter reports (DESIGN.md). A static filter
-  // knows its set exactly: capacity, inserted and the cardinality are the
-  // stored key count, the FPR is fixed by the result width, and it is
-  // never saturated.
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return params_.keys; }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(params_.keys); }
-  /// 2^-r, the FPR the layout is built for (also for an empty filter).
-  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(params_.result_bits)); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return false; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return view().capacity(); }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return view().inserted(); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return view().estimated_cardinality(); }
+  [[nodiscard]] double target_fpr() const noexcept { return view().target_fpr(); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return view().estimated_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
   /// Construction attempts the last build needed (1 = first seed worked).
   [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
 
