@@ -21,7 +21,11 @@
 // ACTION: an errno name (EIO, ENOSPC, EACCES, EINTR, ENOMEM, EPERM, EROFS,
 // EDQUOT, EFBIG) returned with -1 / MAP_FAILED / NULL without doing the call
 // (close still closes: Linux frees the descriptor whatever close returns);
-// SHORT (read/write do half the bytes, at least one); or a signal name
+// SHORT (read/write do half the bytes, at least one); TRUNCATE (truncate
+// the file BLOOMKIT_FAULT_VICTIM names to 0 bytes, then do the call: another
+// program shrinking a file this one reads or maps); REPLACE (rename
+// BLOOMKIT_FAULT_REPLACEMENT over BLOOMKIT_FAULT_VICTIM, then do the call);
+// or a signal name
 // (SIGINT, SIGTERM, SIGKILL, SIGBUS) raised at that call, as a Ctrl-C or
 // `kill` arriving mid-operation would.
 //
@@ -59,7 +63,7 @@ enum family : int { f_none = -1, f_open, f_read, f_write, f_fsync, f_rename, f_m
 constexpr const char* family_names[f_count] = {"open",  "read",  "write",     "fsync", "rename",
                                                "mmap",  "close", "ftruncate", "malloc"};
 
-enum class action_kind { error, short_io, signal };
+enum class action_kind { error, short_io, signal, truncate, replace };
 
 struct plan {
   std::atomic<int> family{f_none};
@@ -69,6 +73,8 @@ struct plan {
   action_kind kind = action_kind::error;
   int value = 0;  // errno or signal number
   char fired_path[512] = {0};
+  char victim_path[512] = {0};       // BLOOMKIT_FAULT_VICTIM
+  char replacement_path[512] = {0};  // BLOOMKIT_FAULT_REPLACEMENT
 };
 
 plan g_plan;
@@ -111,6 +117,14 @@ bool configure(const char* spec) {
     kind = action_kind::short_io;
     known = true;
   }
+  if (std::strcmp(act, "TRUNCATE") == 0) {
+    kind = action_kind::truncate;
+    known = true;
+  }
+  if (std::strcmp(act, "REPLACE") == 0) {
+    kind = action_kind::replace;
+    known = true;
+  }
   for (const auto& e : errno_names) {
     if (std::strcmp(act, e.name) == 0) kind = action_kind::error, value = e.value, known = true;
   }
@@ -118,6 +132,7 @@ bool configure(const char* spec) {
     if (std::strcmp(act, s.name) == 0) kind = action_kind::signal, value = s.value, known = true;
   }
   if (fam == f_none || n <= 0 || !known) return false;
+  if (kind == action_kind::short_io && fam != f_read && fam != f_write) return false;  // only I/O can be short
   g_plan.kind = kind;
   g_plan.value = value;
   g_plan.calls.store(0);
@@ -132,6 +147,12 @@ struct env_loader {
     const char* spec = std::getenv("BLOOMKIT_FAULT");
     if (const char* fired = std::getenv("BLOOMKIT_FAULT_FIRED"); fired != nullptr) {
       std::strncpy(g_plan.fired_path, fired, sizeof g_plan.fired_path - 1);
+    }
+    if (const char* victim = std::getenv("BLOOMKIT_FAULT_VICTIM"); victim != nullptr) {
+      std::strncpy(g_plan.victim_path, victim, sizeof g_plan.victim_path - 1);
+    }
+    if (const char* replacement = std::getenv("BLOOMKIT_FAULT_REPLACEMENT"); replacement != nullptr) {
+      std::strncpy(g_plan.replacement_path, replacement, sizeof g_plan.replacement_path - 1);
     }
     if (spec != nullptr && *spec != '\0' && !configure(spec)) {
       raw_write_err("fault_shim: cannot parse BLOOMKIT_FAULT (want CALL:N:ACTION)\n");
@@ -165,6 +186,14 @@ verdict count(int fam) {
       return verdict::fail_short;
     case action_kind::signal:
       (void)syscall(SYS_kill, syscall(SYS_getpid), g_plan.value);
+      return verdict::pass;
+    case action_kind::truncate:
+      // Another program truncating a file this one reads or has mapped.
+      (void)syscall(SYS_truncate, g_plan.victim_path, 0L);
+      return verdict::pass;
+    case action_kind::replace:
+      // Another program replacing it by rename (as save() does).
+      (void)syscall(SYS_rename, g_plan.replacement_path, g_plan.victim_path);
       return verdict::pass;
   }
   return verdict::pass;
