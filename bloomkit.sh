@@ -100,7 +100,12 @@ test_release() { build_preset release && run_ctest release; }
 test_debug() { build_preset debug && run_ctest debug; }
 test_tsan() {
   ls tests/*concurrent*_test.cpp >/dev/null 2>&1 || { say "FAILED: no tests/*concurrent*_test.cpp"; return 1; }
-  build_preset tsan && TSAN_OPTIONS="halt_on_error=1" run_ctest tsan -L concurrent
+  build_preset tsan || return 1
+  # The self-test must be among the tests run: without it a TSan build that
+  # reports nothing would pass (tests/tsan/planted_race.cpp).
+  ctest --test-dir build/tsan -N -L concurrent | grep -q tsan_catches_planted_race ||
+    { say "FAILED: the tsan preset has no tsan_catches_planted_race test"; return 1; }
+  TSAN_OPTIONS="halt_on_error=1" run_ctest tsan -L concurrent
 }
 test_bench_smoke() {
   [ -x build/release/bloomkit_compare ] || { say "FAILED: build/release/bloomkit_compare was not built"; return 1; }

@@ -124,7 +124,7 @@ TYPED_TEST(concurrent_stress, one_to_sixteen_threads_lose_no_key) {
   for (const unsigned threads : thread_counts) {
     const stress_result r = stress<TypeParam>(threads, per_config);
     EXPECT_EQ(r.misses, 0U) << threads << " threads: false negatives";
-    EXPECT_GT(r.published_checks, r.ops / 4) << threads << " threads: too few checked queries to prove anything";
+    EXPECT_GT(r.published_checks, r.ops / 10) << threads << " threads: too few checked queries to prove anything";
     std::printf("[ stress   ] %2u threads: %llu operations, %llu published keys checked, %llu missed\n", threads,
                 static_cast<unsigned long long>(r.ops), static_cast<unsigned long long>(r.published_checks),
                 static_cast<unsigned long long>(r.misses));

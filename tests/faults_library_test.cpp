@@ -11,7 +11,12 @@
 // errc::io, with the previous file intact and no temporary file left.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +28,24 @@
 
 #include "bloomkit/file_format.hpp"
 #include "test_support.hpp"
+
+// ---- an operator new that fails the Nth allocation, when armed ----------------------------------
+namespace {
+std::atomic<long> g_fail_at{0};  // 0: never
+std::atomic<long> g_allocations{0};
+void* counted_new(std::size_t n) {
+  const long at = g_fail_at.load(std::memory_order_relaxed);
+  if (at != 0 && g_allocations.fetch_add(1, std::memory_order_relaxed) + 1 == at) throw std::bad_alloc();
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+void* operator new(std::size_t n) { return counted_new(n); }
+void* operator new[](std::size_t n) { return counted_new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 extern "C" {
 bool bloomkit_fault_arm(const char* spec);
@@ -241,6 +264,128 @@ TEST(ChangingFiles, TruncatingAMappedFileIsTheDocumentedSigbus) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status) << ": the documented SIGBUS did not come";
   EXPECT_EQ(WTERMSIG(status), SIGBUS);
+}
+
+// ---- memory running out ------------------------------------------------------------------------
+
+TEST(LibraryMemory, ConstructorsTooLargeToAllocateNameTheBytes) {
+  struct attempt {
+    const char* what;
+    std::function<void()> make;
+  };
+  std::vector<attempt> attempts = {
+      // 2^63 bits = 2^60 bytes: more than any address space.
+      {"standard_bloom", [] {
+         (void)standard_bloom(standard_bloom_params{.bits = std::uint64_t{1} << 63, .k = 7, .capacity = 1,
+                                                    .target_fpr = 0.01});
+       }},
+  };
+#ifndef BLOOMKIT_SANITIZED
+  // The largest block filters (128-256 GiB) and counting filters (512 GiB)
+  // fail for sure only under a limit (with overcommit they might be
+  // granted): 8 GiB of address space, as `ulimit -v` would set.
+  attempts.push_back({"blocked_bloom", [] {
+                        (void)blocked_bloom(block_filter_params{.blocks = std::uint64_t{1} << 32, .k = 6,
+                                                                .capacity = 1, .target_fpr = 0.01});
+                      }});
+  attempts.push_back({"split_block_bloom", [] {
+                        (void)split_block_bloom(block_filter_params{.blocks = std::uint64_t{1} << 32, .k = 8,
+                                                                    .capacity = 1, .target_fpr = 0.01});
+                      }});
+  attempts.push_back({"counting_bloom", [] {
+                        (void)counting_bloom(counting_bloom_params{.counters = std::uint64_t{1} << 40, .k = 7,
+                                                                   .capacity = 1, .target_fpr = 0.01});
+                      }});
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_AS, &old), 0);
+  rlimit tight = old;
+  tight.rlim_cur = std::min<rlim_t>(old.rlim_max, rlim_t{8} << 30);
+  ASSERT_EQ(::setrlimit(RLIMIT_AS, &tight), 0);
+#endif
+  for (const auto& a : attempts) {
+    try {
+      a.make();
+      ADD_FAILURE() << a.what << ": a filter larger than the address space was allocated?";
+    } catch (const bloomkit::error& e) {
+      EXPECT_EQ(e.code(), errc::out_of_memory) << a.what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(" bytes ("), std::string::npos) << a.what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(a.what), std::string::npos) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << a.what << ": not a bloomkit::error: " << e.what();
+    }
+  }
+#ifndef BLOOMKIT_SANITIZED
+  ASSERT_EQ(::setrlimit(RLIMIT_AS, &old), 0);
+#endif
+}
+
+TEST(LibraryMemory, TheNthAllocationFailingLeavesEverythingAsItWas) {
+  // Every allocation of each operation fails in turn. Each ends in success,
+  // bloomkit::error or std::bad_alloc; the filter merged into and the files
+  // are unchanged on failure (the debug suite's LeakSanitizer checks that
+  // nothing leaks).
+  scratch dir;
+  const fs::path path = dir.path() / "f.bkf";
+  const blocked_bloom a = sample(0, 300), b = sample(200, 300);
+  save(a, path);
+  const auto a_bytes = save_to_bytes(a);
+  blocked_bloom merged = a;
+  merged.merge(b);
+  const auto merged_bytes = save_to_bytes(merged);
+  struct op {
+    const char* name;
+    std::function<void()> run;
+    std::function<void()> check_after_failure;
+  };
+  blocked_bloom target = a;
+  const std::vector<op> ops = {
+      {"construct", [] { (void)blocked_bloom(1000, 0.01); }, [] {}},
+      {"construct ribbon", [] {
+         std::vector<std::uint64_t> keys(200);
+         for (std::uint64_t i = 0; i < keys.size(); ++i) keys[i] = i;
+         (void)ribbon(std::span<const std::uint64_t>(keys));
+       }, [] {}},
+      {"save_to_bytes", [&] { (void)save_to_bytes(a); }, [] {}},
+      {"load(bytes)", [&] { (void)load(std::span<const std::byte>(a_bytes)); }, [] {}},
+      {"load(path)", [&] { (void)load(path); }, [] {}},
+      {"save(path)", [&] { save(b, path); },
+       [&] {
+         EXPECT_EQ(read_file_bytes(path), a_bytes);
+         EXPECT_EQ(dir.names(), std::vector<std::string>{"f.bkf"});
+       }},
+      {"merge", [&] {
+         target = a;
+         target.merge(b);
+         EXPECT_EQ(save_to_bytes(target), merged_bytes);
+       }, [] {}},
+  };
+  for (const auto& o : ops) {
+    std::uint64_t cases = 0, failed = 0;
+    for (long n = 1; n < 100000; ++n) {
+      save(a, path);
+      g_allocations.store(0);
+      g_fail_at.store(n);
+      bool threw = false;
+      try {
+        o.run();
+      } catch (const bloomkit::error&) {
+        threw = true;
+      } catch (const std::bad_alloc&) {
+        threw = true;
+      }
+      const long made = g_allocations.load();
+      g_fail_at.store(0);
+      if (made < n) break;  // the Nth allocation was not reached: all were covered
+      ++cases;
+      if (threw) {
+        ++failed;
+        o.check_after_failure();
+      }
+    }
+    std::printf("[ memory   ] %-16s %4llu allocations failed in turn, %llu ended in an exception\n", o.name,
+                static_cast<unsigned long long>(cases), static_cast<unsigned long long>(failed));
+    EXPECT_GT(cases, 0U) << o.name;
+  }
 }
 
 }  // namespace

@@ -395,12 +395,13 @@ inline constexpr std::size_t unfinished_save_slots = 64;
 inline unfinished_save unfinished_saves[unfinished_save_slots];
 
 /// Lists `path`; returns its slot, or -1 if it could not be listed.
-inline int list_unfinished_save(const std::string& path) noexcept {
-  if (path.size() >= sizeof unfinished_saves[0].path) return -1;
+inline int list_unfinished_save(const char* path) noexcept {
+  const std::size_t length = std::strlen(path);
+  if (length >= sizeof unfinished_saves[0].path) return -1;
   for (std::size_t i = 0; i < unfinished_save_slots; ++i) {
     int expected = 0;
     if (unfinished_saves[i].state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
-      std::memcpy(unfinished_saves[i].path, path.c_str(), path.size() + 1);
+      std::memcpy(unfinished_saves[i].path, path, length + 1);
       unfinished_saves[i].state.store(2, std::memory_order_release);
       return static_cast<int>(i);
     }
@@ -485,7 +486,7 @@ class atomic_file_writer {
       // 0666 minus the umask, as for any new file; O_EXCL never reuses a name.
       fd_ = retry_on_eintr([&] { return ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666); });
       if (fd_ >= 0) {
-        slot_ = list_unfinished_save(temp_.string());
+        slot_ = list_unfinished_save(temp_.c_str());  // no allocation: nothing may throw past the open
         return;
       }
       if (errno != EEXIST) break;

@@ -18,6 +18,9 @@
 // (mmap, mmap64), close, ftruncate (ftruncate, ftruncate64) and malloc
 // (malloc, calloc, realloc, aligned_alloc, posix_memalign, memalign; only
 // with LD_PRELOAD, through glibc's __libc_* entry points).
+// malloc:BYTES:BIG fails every allocation of BYTES or more (a process
+// whose large allocations all fail, as under a tight ulimit -v).
+// BLOOMKIT_FAULT_COUNTS=PATH: at a normal exit, the calls of each family.
 // ACTION: an errno name (EIO, ENOSPC, EACCES, EINTR, ENOMEM, EPERM, EROFS,
 // EDQUOT, EFBIG) returned with -1 / MAP_FAILED / NULL without doing the call
 // (close still closes: Linux frees the descriptor whatever close returns);
@@ -63,7 +66,7 @@ enum family : int { f_none = -1, f_open, f_read, f_write, f_fsync, f_rename, f_m
 constexpr const char* family_names[f_count] = {"open",  "read",  "write",     "fsync", "rename",
                                                "mmap",  "close", "ftruncate", "malloc"};
 
-enum class action_kind { error, short_io, signal, truncate, replace };
+enum class action_kind { error, short_io, signal, truncate, replace, big };
 
 struct plan {
   std::atomic<int> family{f_none};
@@ -73,6 +76,7 @@ struct plan {
   action_kind kind = action_kind::error;
   int value = 0;  // errno or signal number
   char fired_path[512] = {0};
+  char counts_path[512] = {0};       // BLOOMKIT_FAULT_COUNTS
   char victim_path[512] = {0};       // BLOOMKIT_FAULT_VICTIM
   char replacement_path[512] = {0};  // BLOOMKIT_FAULT_REPLACEMENT
 };
@@ -125,6 +129,10 @@ bool configure(const char* spec) {
     kind = action_kind::replace;
     known = true;
   }
+  if (std::strcmp(act, "BIG") == 0) {  // malloc only: every request of N bytes or more fails
+    kind = action_kind::big;
+    known = true;
+  }
   for (const auto& e : errno_names) {
     if (std::strcmp(act, e.name) == 0) kind = action_kind::error, value = e.value, known = true;
   }
@@ -133,6 +141,7 @@ bool configure(const char* spec) {
   }
   if (fam == f_none || n <= 0 || !known) return false;
   if (kind == action_kind::short_io && fam != f_read && fam != f_write) return false;  // only I/O can be short
+  if (kind == action_kind::big && fam != f_malloc) return false;
   g_plan.kind = kind;
   g_plan.value = value;
   g_plan.calls.store(0);
@@ -148,6 +157,9 @@ struct env_loader {
     if (const char* fired = std::getenv("BLOOMKIT_FAULT_FIRED"); fired != nullptr) {
       std::strncpy(g_plan.fired_path, fired, sizeof g_plan.fired_path - 1);
     }
+    if (const char* counts = std::getenv("BLOOMKIT_FAULT_COUNTS"); counts != nullptr) {
+      std::strncpy(g_plan.counts_path, counts, sizeof g_plan.counts_path - 1);
+    }
     if (const char* victim = std::getenv("BLOOMKIT_FAULT_VICTIM"); victim != nullptr) {
       std::strncpy(g_plan.victim_path, victim, sizeof g_plan.victim_path - 1);
     }
@@ -158,6 +170,19 @@ struct env_loader {
       raw_write_err("fault_shim: cannot parse BLOOMKIT_FAULT (want CALL:N:ACTION)\n");
       _exit(99);
     }
+  }
+  /// At a normal exit: "CALL COUNT" per family into BLOOMKIT_FAULT_COUNTS,
+  /// so a loop knows how many calls there are to fail (raw syscalls only).
+  ~env_loader() {
+    if (g_plan.counts_path[0] == '\0') return;
+    const long fd = syscall(SYS_openat, AT_FDCWD, g_plan.counts_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    for (int i = 0; i < f_count; ++i) {
+      char line[64];
+      const int n = snprintf(line, sizeof line, "%s %ld\n", family_names[i], g_calls[i].load());
+      if (n > 0) (void)syscall(SYS_write, fd, line, static_cast<size_t>(n));
+    }
+    syscall(SYS_close, fd);
   }
 };
 // Runs before main (and before most of libstdc++'s users): a constructor
@@ -191,6 +216,8 @@ verdict count(int fam) {
       // Another program truncating a file this one reads or has mapped.
       (void)syscall(SYS_truncate, g_plan.victim_path, 0L);
       return verdict::pass;
+    case action_kind::big:
+      return verdict::pass;  // decided by size in malloc_fails
     case action_kind::replace:
       // Another program replacing it by rename (as save() does).
       (void)syscall(SYS_rename, g_plan.replacement_path, g_plan.victim_path);
@@ -412,20 +439,33 @@ void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off64_t off) {
 
 // ---- malloc (LD_PRELOAD only: a test that links the shim in keeps its own allocator) ------
 #ifdef BLOOMKIT_FAULT_SHIM_MALLOC
-static bool malloc_fails() {
-  if (g_plan.family.load(std::memory_order_relaxed) != f_malloc) return false;
+static bool malloc_fails(size_t bytes) {
+  if (g_plan.family.load(std::memory_order_relaxed) != f_malloc) {
+    g_calls[f_malloc].fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  if (g_plan.kind == action_kind::big) {
+    g_calls[f_malloc].fetch_add(1, std::memory_order_relaxed);
+    if (bytes < static_cast<size_t>(g_plan.target.load())) return false;
+    if (!g_plan.fired.exchange(true) && g_plan.fired_path[0] != '\0') {
+      const long fd = syscall(SYS_openat, AT_FDCWD, g_plan.fired_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd >= 0) syscall(SYS_close, fd);
+    }
+    errno = ENOMEM;
+    return true;
+  }
   if (count(f_malloc) == verdict::pass) return false;
   errno = ENOMEM;
   return true;
 }
-void* malloc(size_t n) { return malloc_fails() ? nullptr : __libc_malloc(n); }
-void* calloc(size_t count_, size_t n) { return malloc_fails() ? nullptr : __libc_calloc(count_, n); }
-void* realloc(void* p, size_t n) { return malloc_fails() ? nullptr : __libc_realloc(p, n); }
-void* memalign(size_t align, size_t n) { return malloc_fails() ? nullptr : __libc_memalign(align, n); }
-void* aligned_alloc(size_t align, size_t n) { return malloc_fails() ? nullptr : __libc_memalign(align, n); }
+void* malloc(size_t n) { return malloc_fails(n) ? nullptr : __libc_malloc(n); }
+void* calloc(size_t count_, size_t n) { return malloc_fails(count_ * n) ? nullptr : __libc_calloc(count_, n); }
+void* realloc(void* p, size_t n) { return malloc_fails(n) ? nullptr : __libc_realloc(p, n); }
+void* memalign(size_t align, size_t n) { return malloc_fails(n) ? nullptr : __libc_memalign(align, n); }
+void* aligned_alloc(size_t align, size_t n) { return malloc_fails(n) ? nullptr : __libc_memalign(align, n); }
 int posix_memalign(void** out, size_t align, size_t n) {
   if (align < sizeof(void*) || (align & (align - 1)) != 0) return EINVAL;
-  if (malloc_fails()) return ENOMEM;
+  if (malloc_fails(n)) return ENOMEM;
   void* p = __libc_memalign(align, n);
   if (p == nullptr) return ENOMEM;
   *out = p;

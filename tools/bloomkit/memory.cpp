@@ -3,9 +3,13 @@
 // main() can say "out of memory: N bytes" instead of "std::bad_alloc"
 // (docs/RELIABILITY.md, "Memory running out"). Otherwise exactly the
 // standard behaviour: malloc, the new-handler loop, std::bad_alloc.
+#include <unistd.h>
+
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <new>
 
 #include "memory.hpp"
@@ -37,6 +41,41 @@ void* allocate(std::size_t bytes, std::size_t alignment) {
 }  // namespace
 
 std::size_t failed_allocation_bytes() noexcept { return last_failed_bytes.load(std::memory_order_relaxed); }
+
+namespace {
+
+/// What std::terminate does in the CLI: one "bloomkit: ..." line and exit 2
+/// instead of abort(). main() catches everything it runs; this is for what
+/// it cannot: a std::bad_alloc thrown while CLI11's global validators are
+/// built before main(), or an exception leaving a noexcept function.
+[[noreturn]] void on_terminate() noexcept {
+  char line[200];
+  int n = 0;
+  const std::exception_ptr current = std::current_exception();
+  try {
+    if (current) std::rethrow_exception(current);
+    n = std::snprintf(line, sizeof line, "bloomkit: internal error: std::terminate without an exception\n");
+  } catch (const std::bad_alloc&) {
+    n = std::snprintf(line, sizeof line,
+                      "bloomkit: out of memory: an allocation of %zu bytes failed before the command could start\n",
+                      failed_allocation_bytes());
+  } catch (const std::exception& e) {
+    n = std::snprintf(line, sizeof line, "bloomkit: internal error: %s\n", e.what());
+  } catch (...) {
+    n = std::snprintf(line, sizeof line, "bloomkit: internal error: an unknown exception\n");
+  }
+  if (n > 0) (void)!::write(STDERR_FILENO, line, static_cast<std::size_t>(n) < sizeof line ? n : sizeof line - 1);
+  ::_exit(2);
+}
+
+// Installed before every other static constructor of the program (101 is
+// the first priority an application may use), so it covers theirs too.
+struct terminate_installer {
+  terminate_installer() noexcept { std::set_terminate(on_terminate); }
+};
+__attribute__((init_priority(101))) const terminate_installer install_terminate;
+
+}  // namespace
 
 }  // namespace bloomkit::cli
 
