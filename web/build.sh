@@ -51,7 +51,7 @@ stale() {
   return 1
 }
 
-HEADERS=("$ROOT"/include/bloomkit/*.hpp "$ROOT"/include/bloomkit/detail/*.hpp)
+HEADERS=("$ROOT"/include/bloomkit/*.hpp "$ROOT"/include/bloomkit/detail/*.hpp "$ROOT"/include/bloomkit/format/*.hpp "$ROOT"/include/bloomkit/parquet/*.hpp)
 WARNINGS=(-Wall -Wextra -Wpedantic -Werror)
 
 if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then

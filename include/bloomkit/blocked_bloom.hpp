@@ -22,7 +22,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "bloomkit/detail/block_filter.hpp"
+#include "bloomkit/block_filter.hpp"
 #include "bloomkit/detail/simd.hpp"
 
 namespace bloomkit {

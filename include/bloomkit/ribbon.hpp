@@ -74,7 +74,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
-#include "bloomkit/detail/block_filter.hpp"  // detail::trusted
+#include "bloomkit/block_filter.hpp"  // detail::trusted
 #include "bloomkit/detail/static_build.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"

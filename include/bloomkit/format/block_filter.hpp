@@ -1,4 +1,4 @@
-// bloomkit/detail/format_block_filter.hpp - the file codec shared by the
+// bloomkit/format/block_filter.hpp - the file codec shared by the
 // block-shaped filters (blocked_bloom, split_block_bloom; docs/FORMAT.md,
 // "Kinds 2 and 3").
 //
@@ -8,8 +8,8 @@
 //            exactly the Parquet bitset).
 #pragma once
 
-#include "bloomkit/detail/block_filter.hpp"
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/block_filter.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit::detail::format {
 

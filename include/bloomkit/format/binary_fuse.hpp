@@ -1,4 +1,4 @@
-// bloomkit/detail/format_binary_fuse.hpp - the file codec of binary_fuse
+// bloomkit/format/binary_fuse.hpp - the file codec of binary_fuse
 // (docs/FORMAT.md, "Kind 6: binary_fuse"). Both fingerprint widths share the
 // kind; the parameters say which.
 //
@@ -11,7 +11,7 @@
 #pragma once
 
 #include "bloomkit/binary_fuse.hpp"
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit {
 

@@ -1,4 +1,4 @@
-// bloomkit/detail/format_standard_bloom.hpp - the file codec of standard_bloom
+// bloomkit/format/standard_bloom.hpp - the file codec of standard_bloom
 // (docs/FORMAT.md, "Kind 1: standard_bloom").
 //
 //   parameters (16 bytes): bits u64 | k u32 | reserved u32 (zero)
@@ -6,7 +6,7 @@
 //            bit i % 64 of word i / 64; the bits past `bits` are zero.
 #pragma once
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 #include "bloomkit/standard_bloom.hpp"
 
 namespace bloomkit {

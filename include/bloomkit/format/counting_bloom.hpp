@@ -1,4 +1,4 @@
-// bloomkit/detail/format_counting.hpp - the file codec of counting_bloom
+// bloomkit/format/counting_bloom.hpp - the file codec of counting_bloom
 // (docs/FORMAT.md, "Kind 4: counting_bloom").
 //
 //   parameters (16 bytes): counters u64 | k u32 | counter_bits u32 (must be 4)
@@ -9,7 +9,7 @@
 #pragma once
 
 #include "bloomkit/counting_bloom.hpp"
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit {
 

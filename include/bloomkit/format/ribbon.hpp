@@ -1,4 +1,4 @@
-// bloomkit/detail/format_ribbon.hpp - the file codec of ribbon
+// bloomkit/format/ribbon.hpp - the file codec of ribbon
 // (docs/FORMAT.md, "Kind 7: ribbon").
 //
 //   parameters (32 bytes): result_bits u32 (1..16) | reserved u32 (zero)
@@ -10,7 +10,7 @@
 //   header: inserted = keys, capacity = max(keys, 1), target_fpr = 2^-result_bits.
 #pragma once
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 #include "bloomkit/ribbon.hpp"
 
 namespace bloomkit {

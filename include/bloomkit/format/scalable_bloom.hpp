@@ -1,4 +1,4 @@
-// bloomkit/detail/format_scalable.hpp - the file codec of scalable_bloom
+// bloomkit/format/scalable_bloom.hpp - the file codec of scalable_bloom
 // (docs/FORMAT.md, "Kind 5: scalable_bloom").
 //
 //   header: capacity = initial capacity n_0, target_fpr = the compound
@@ -17,7 +17,7 @@
 
 #include <vector>
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 #include "bloomkit/scalable_bloom.hpp"
 
 namespace bloomkit {

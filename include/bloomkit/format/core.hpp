@@ -1,10 +1,10 @@
-// bloomkit/detail/format_core.hpp - the parts of the file format every kind
+// bloomkit/format/core.hpp - the parts of the file format every kind
 // shares: filter_kind, the fixed header, checksums, and the little helpers a
 // per-kind codec uses to write and read its parameters and payload.
 //
 // Byte layout and the reasons behind it: docs/FORMAT.md. Public entry points
 // (save, load, view, inspect): bloomkit/file_format.hpp. A codec for one kind
-// lives in detail/format_<kind>.hpp and includes only this header and its
+// lives in format/<kind>.hpp and includes only this header and its
 // filter's header.
 #pragma once
 
@@ -98,7 +98,7 @@ struct file_info {
 enum class payload_check : std::uint8_t { verify, skip };
 
 /// The codec of one filter kind: how its parameters and payload are written
-/// and read. Specialised once per kind in detail/format_<kind>.hpp (the
+/// and read. Specialised once per kind in format/<kind>.hpp (the
 /// recipe is at the top of bloomkit/file_format.hpp); never defined here.
 template <class Filter>
 struct format_codec;
