@@ -251,18 +251,17 @@ void block_set_many(typename P::block_type* blocks, std::uint64_t count, std::ui
   block_set_scalar<P>(blocks, count, k, n, hash_at);
 }
 
+/// The one domain check of block_filter_params under policy P
+/// (constructors, views and the codecs; see param_check).
 template <block_policy P>
-void validate_params(const block_filter_params& p) {
-  const std::string name(P::name);
-  require(p.blocks >= 1 && p.blocks <= P::max_blocks, errc::invalid_argument,
-          name + ": blocks must be in [1, " + std::to_string(P::max_blocks) + "], got " + std::to_string(p.blocks));
-  require(p.k >= P::min_k && p.k <= P::max_k, errc::invalid_argument,
-          name + ": k must be in [" + std::to_string(P::min_k) + ", " + std::to_string(P::max_k) + "], got " +
-              std::to_string(p.k));
-  require(p.capacity >= 1, errc::invalid_argument, name + ": capacity must be at least 1");
-  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          name + ": target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, name + ": unknown hash algorithm");
+void validate_params(const block_filter_params& p, const param_check& check = {P::name}) {
+  check(p.blocks >= 1 && p.blocks <= P::max_blocks, "blocks",
+        "= " + std::to_string(p.blocks) + " is not in [1, " + std::to_string(P::max_blocks) + "]");
+  check(p.k >= P::min_k && p.k <= P::max_k, "k",
+        "= " + std::to_string(p.k) + " is not in [" + std::to_string(P::min_k) + ", " + std::to_string(P::max_k) + "]");
+  check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
 }
 
 /// Throws errc::mismatch naming the first field where two filters differ.

@@ -28,6 +28,7 @@
 #include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
 
@@ -49,15 +50,14 @@ namespace detail {
 /// 64-bit words needed for m bits.
 constexpr std::uint64_t words_for_bits(std::uint64_t bits) noexcept { return bits / 64 + (bits % 64 != 0); }
 
-inline void validate(const standard_bloom_params& p) {
-  require(p.bits >= 1 && p.bits <= (std::uint64_t{1} << 63), errc::invalid_argument,
-          "standard_bloom: bits must be in [1, 2^63], got " + std::to_string(p.bits));
-  require(p.k >= 1 && p.k <= 64, errc::invalid_argument,
-          "standard_bloom: k must be in [1, 64], got " + std::to_string(p.k));
-  require(p.capacity >= 1, errc::invalid_argument, "standard_bloom: capacity must be at least 1");
-  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          "standard_bloom: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, "standard_bloom: unknown hash algorithm");
+/// The one domain check of standard_bloom_params (constructors, views and
+/// the codec; see param_check).
+inline void validate(const standard_bloom_params& p, const param_check& check = {"standard_bloom"}) {
+  check(p.bits >= 1 && p.bits <= (std::uint64_t{1} << 63), "bits", "= " + std::to_string(p.bits) + " is not in [1, 2^63]");
+  check(p.k >= 1 && p.k <= 64, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
+  check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
 }
 
 /// Throws `code` unless `words` is a standard filter's payload for `p`:
@@ -427,5 +427,18 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   std::vector<std::uint64_t> words_;
   std::uint64_t inserted_ = 0;
 };
+
+/// standard_bloom's facts (filter.hpp).
+template <>
+struct kind_traits<standard_bloom> {
+  static constexpr filter_kind kind = filter_kind::standard_bloom;
+  static constexpr hash_spec default_hash = hash_spec{};
+  static constexpr bool is_static = false;
+  static constexpr bool grows = false;
+};
+template <>
+struct kind_traits<standard_bloom_view> : kind_traits<standard_bloom> {};
+
+static_assert(incremental_filter<standard_bloom> && filter<standard_bloom_view>);
 
 }  // namespace bloomkit

@@ -50,7 +50,7 @@ struct parquet_options {
   bool json = false;
 };
 
-std::string type_words(const pq::column_descriptor& c) { return pq::detail::describe(c); }
+std::string type_words(const pq::column_descriptor& c) { return pq::describe(c); }
 
 std::string fmt(const char* format, double x) {
   char buffer[64];

@@ -27,6 +27,8 @@
 // spec)` of hash.hpp (found through the bloomkit::hash_spec argument).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -184,6 +186,37 @@ class insert_facade {
 
  private:
   [[nodiscard]] D& self() noexcept { return static_cast<D&>(*this); }
+};
+
+/// The state every static filter (binary fuse, ribbon) reports, derived from
+/// its key count and FPR exponent. A static filter knows its set exactly:
+/// inserted and the cardinality are the stored key count, the FPR is fixed
+/// by the fingerprint (result) width, and it is never saturated. Its design
+/// capacity is max(keys, 1): every filter's capacity is at least 1 (the file
+/// header stores it so), an empty filter included. D provides params()
+/// (with .keys), size_in_bytes() and fpr_bits().
+template <class D>
+class static_facade : public query_facade<D> {
+ public:
+  /// Distinct keys stored.
+  [[nodiscard]] std::uint64_t keys() const noexcept { return self().params().keys; }
+  /// max(keys(), 1): the empty filter's design capacity is 1, as stored.
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return std::max<std::uint64_t>(keys(), 1); }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return keys(); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(keys()); }
+  /// 2^-fpr_bits(), the FPR the layout is built for (also for an empty filter).
+  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(self().fpr_bits())); }
+  /// The false-positive rate for keys not in the set: 2^-fpr_bits() (0 when empty).
+  [[nodiscard]] double design_fpr() const noexcept { return keys() == 0 ? 0.0 : target_fpr(); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+  /// Payload bits per stored key (0 for an empty filter).
+  [[nodiscard]] double bits_per_key() const noexcept {
+    return keys() == 0 ? 0.0 : 8.0 * static_cast<double>(self().size_in_bytes()) / static_cast<double>(keys());
+  }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
 };
 
 }  // namespace bloomkit::detail

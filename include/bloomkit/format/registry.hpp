@@ -12,7 +12,8 @@
 //
 //   filter_type, view_type, source_type (what writing reads: usually the view),
 //   params_type, kind (your reserved filter_kind id), payload_alignment;
-//   common(src)                  -> hash, inserted, capacity, target_fpr
+//   common(src) [only if the header differs from the filter concept's
+//       hash(), inserted(), capacity(), target_fpr(): scalable]
 //   params_bytes(src)            -> size of your parameter section (<= 64 KiB)
 //   write_params(src, params_writer&)   little-endian, reserved bytes zero
 //   payload_bytes(src), write_payload(src, sink)   sink(span<const byte>)
@@ -79,6 +80,77 @@ inline filter_kind kind_of(const any_filter_view& f) noexcept {
 }
 
 namespace detail::format {
+template <class Result, class Fn, std::size_t... I>
+Result with_kind_impl(filter_kind kind, Fn& fn, std::index_sequence<I...>) {
+  Result out{};
+  bool found = false;
+  (void)((kind_traits<std::variant_alternative_t<I, any_filter>>::kind == kind
+              ? (out = fn(std::type_identity<std::variant_alternative_t<I, any_filter>>{}), found = true)
+              : false) ||
+         ...);
+  if (!found) throw error(errc::unknown_kind, "bloomkit: unknown filter kind id " + std::to_string(static_cast<int>(kind)));
+  return out;
+}
+/// fn(std::type_identity<Filter>{}) for the owning type of `kind`.
+template <class Result, class Fn>
+Result with_kind(filter_kind kind, Fn&& fn) {
+  return with_kind_impl<Result>(kind, fn, std::make_index_sequence<std::variant_size_v<any_filter>>{});
+}
+}  // namespace detail::format
+
+/// kind_traits of `kind` as a value (name, default hash, static, grows), for
+/// code that picks the kind at run time. errc::unknown_kind for other ids.
+inline kind_info info_of(filter_kind kind) {
+  return detail::format::with_kind<kind_info>(kind, [](auto tag) { return info_of<typename decltype(tag)::type>(); });
+}
+
+/// The smallest target FPR a static kind's parameters reach (0 for the
+/// incremental kinds, which reach any FPR in (0, 1)).
+inline double min_fpr_of(filter_kind kind) {
+  return detail::format::with_kind<double>(kind, [](auto tag) {
+    using traits = kind_traits<typename decltype(tag)::type>;
+    if constexpr (traits::is_static) {
+      return traits::min_fpr;
+    } else {
+      return 0.0;
+    }
+  });
+}
+
+/// A new, empty filter of an incremental `kind` for `capacity` keys at
+/// `target_fpr` (the kind's (capacity, fpr, hash) constructor); errc::unsupported
+/// for a static kind, which is built whole (build_static_filter).
+inline any_filter make_filter(filter_kind kind, std::uint64_t capacity, double target_fpr, hash_spec hash) {
+  return detail::format::with_kind<std::optional<any_filter>>(kind, [&](auto tag) -> std::optional<any_filter> {
+           using F = typename decltype(tag)::type;
+           if constexpr (kind_traits<F>::is_static) {
+             throw error(errc::unsupported, std::string(to_string(kind_traits<F>::kind)) +
+                                                " is static: build it from all keys at once");
+           } else {
+             return any_filter(std::in_place_type<F>, capacity, target_fpr, hash);
+           }
+         })
+      .value();
+}
+
+/// A static `kind`'s filter of every hash in `hashes` (duplicates allowed)
+/// whose FPR is at or below `target_fpr` (kind_traits<F>::build: the FPR
+/// picks the fingerprint or result width). errc::unsupported for an
+/// incremental kind.
+inline any_filter build_static_filter(filter_kind kind, std::span<const std::uint64_t> hashes, double target_fpr,
+                                      hash_spec hash) {
+  return detail::format::with_kind<std::optional<any_filter>>(kind, [&](auto tag) -> std::optional<any_filter> {
+           using F = typename decltype(tag)::type;
+           if constexpr (kind_traits<F>::is_static) {
+             return any_filter(std::in_place_type<F>, kind_traits<F>::build(hashes, target_fpr, hash));
+           } else {
+             throw error(errc::unsupported, std::string(to_string(kind_traits<F>::kind)) + " is not a static kind");
+           }
+         })
+      .value();
+}
+
+namespace detail::format {
 
 template <class Variant, class T>
 struct variant_has;
@@ -92,6 +164,19 @@ decltype(auto) source_of(const Filter& f) {
     return (f);
   } else {
     return f.view();
+  }
+}
+
+/// The header's shared fields for `f`, derived generically from the filter
+/// concept's accessors (hash, inserted, capacity, target_fpr); a codec whose
+/// header stores something else (scalable: the initial capacity) says so
+/// with its own static common(src).
+template <class Codec, class Source>
+common_fields common_of(const Source& f) {
+  if constexpr (requires { Codec::common(f); }) {
+    return Codec::common(f);
+  } else {
+    return {f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
   }
 }
 
@@ -127,7 +212,7 @@ void encode(const Filter& filter, Sink&& sink) {
                                             " codec wrote " + std::to_string(counted) + " payload bytes but declared " +
                                             std::to_string(payload_bytes));
   }
-  header_builder builder(codec::kind, codec::common(f), params_bytes, payload_bytes, XXH3_64bits_digest(&state));
+  header_builder builder(codec::kind, common_of<codec>(f), params_bytes, payload_bytes, XXH3_64bits_digest(&state));
   params_writer params(builder.params());
   codec::write_params(f, params);
   if (params.written() != params_bytes) {
@@ -236,7 +321,7 @@ void require_in_place(std::span<const std::byte> payload) {
 /// is exactly what save() writes for the filter it holds.
 template <class Codec, class Decoded>
 Decoded&& require_header_agrees(const header& head, Decoded&& decoded) {
-  const common_fields c = Codec::common(source_of<Codec>(decoded));
+  const common_fields c = common_of<Codec>(source_of<Codec>(decoded));
   const std::string kind(to_string(Codec::kind));
   const std::string prefix = kind + " field '";
   if (!(c.hash == head.hash)) fail(errc::corrupt, prefix + "hash_seed' or 'hash_algorithm' disagrees with the filter");

@@ -417,6 +417,11 @@ F parse_floating(std::string_view text, const column_descriptor& col) {
 
 }  // namespace detail
 
+/// The column's physical and logical type in words, as messages and
+/// `bloomkit parquet list` print it: "INT32", "INT32 DATE",
+/// "FIXED_LEN_BYTE_ARRAY(16) UUID".
+using detail::describe;
+
 /// The bytes Parquet hashes for the value written as `text` in column `col`
 /// (see the table at the top of this header). Throws bloomkit::error
 /// (errc::invalid_argument) naming the text and the column's type when the
