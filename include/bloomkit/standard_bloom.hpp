@@ -25,6 +25,7 @@
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
+#include "bloomkit/detail/hash_batch.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
@@ -247,7 +248,7 @@ class standard_bloom_view {
     const K* data = keys.data();
     const hash_spec spec = params_.hash;
     detail::standard_test_many(words_.data(), params_.bits, params_.k, keys.size(),
-                               [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+                               detail::key_hash_at(data, keys.size(), spec), out.data());
   }
   /// may_contain_keys over a vector (spans do not deduce from containers).
   template <key K, class Alloc>
@@ -392,7 +393,7 @@ class standard_bloom {
     const K* data = keys.data();
     const hash_spec spec = params_.hash;
     detail::standard_set_many(words_.data(), params_.bits, params_.k, keys.size(),
-                              [data, spec](std::size_t i) { return hash_key(data[i], spec); });
+                              detail::key_hash_at(data, keys.size(), spec));
     inserted_ += keys.size();
   }
   /// insert_keys over a vector (spans do not deduce from containers).

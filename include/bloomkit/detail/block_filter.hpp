@@ -22,6 +22,7 @@
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
+#include "bloomkit/detail/hash_batch.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
@@ -357,7 +358,7 @@ class block_filter_view {
     const K* data = keys.data();
     const hash_spec spec = params_.hash;
     detail::block_test_many<P>(blocks_.data(), params_.blocks, params_.k, keys.size(),
-                               [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+                               detail::key_hash_at(data, keys.size(), spec), out.data());
   }
   /// may_contain_keys over a vector (spans do not deduce from containers).
   template <key K, class Alloc>
@@ -522,7 +523,7 @@ class block_filter {
     const K* data = keys.data();
     const hash_spec spec = params_.hash;
     detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, keys.size(),
-                              [data, spec](std::size_t i) { return hash_key(data[i], spec); });
+                              detail::key_hash_at(data, keys.size(), spec));
     inserted_ += keys.size();
   }
   /// insert_keys over a vector (spans do not deduce from containers).
