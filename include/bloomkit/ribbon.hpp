@@ -74,6 +74,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/block_filter.hpp"  // detail::trusted
 #include "bloomkit/detail/static_build.hpp"
 #include "bloomkit/error.hpp"
@@ -176,6 +177,61 @@ inline std::uint32_t ribbon_evaluate(const std::uint64_t* words, std::uint32_t r
   return ribbon_columns_for(result_bits, base, c0, c1, c2, std::make_integer_sequence<std::uint32_t, 16>{});
 }
 
+#if BLOOMKIT_X86_KERNELS
+/// Per-lane parity of eight 64-bit lanes, as a bit mask (lane j -> bit j):
+/// XOR-fold each lane to one bit (AVX-512 F has no per-lane popcount; the
+/// VPOPCNTDQ extension is rarer than the rest of the kernel's target).
+BLOOMKIT_TARGET_AVX512 inline __mmask8 ribbon_lane_parity(__m512i x) noexcept {
+  constexpr __mmask8 all = 0xff;
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 32));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 16));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 8));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 4));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 2));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 1));
+  return _mm512_test_epi64_mask(x, _mm512_set1_epi64(1));
+}
+
+/// Up to eight result columns (mask m) of the band at `at`: parity of
+/// (block0 & c0) ^ (block1 & c1) ^ (block2 & c2) per column.
+BLOOMKIT_TARGET_AVX512 inline std::uint32_t ribbon_columns_avx512(const std::uint64_t* at, std::uint32_t r, __mmask8 m,
+                                                                  __m512i c0, __m512i c1, __m512i c2) noexcept {
+  const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi64(m, at), c0);
+  const __m512i b = _mm512_and_si512(_mm512_maskz_loadu_epi64(m, at + r), c1);
+  const __m512i c = _mm512_and_si512(_mm512_maskz_loadu_epi64(m, at + 2 * r), c2);
+  return static_cast<std::uint32_t>(ribbon_lane_parity(_mm512_ternarylogic_epi64(a, b, c, 0x96)));  // a ^ b ^ c
+}
+
+/// ribbon_evaluate with SIMD over the result columns: up to eight columns
+/// of a block are one zmm, so a band's three blocks are three masked loads,
+/// one three-way AND/XOR (vpternlogq) with the shifted coefficient, and one
+/// lane-parity fold; r > 8 takes a second zmm per block. Same value as the
+/// scalar loop for every r in [1, 16] (tests/ribbon_kernel_test.cpp).
+BLOOMKIT_TARGET_AVX512 inline std::uint32_t ribbon_evaluate_avx512(const std::uint64_t* words, std::uint32_t r,
+                                                                   std::uint64_t start, std::uint64_t lo,
+                                                                   std::uint64_t hi) noexcept {
+  const std::uint64_t* base = words + (start / 64) * r;
+  const unsigned e = static_cast<unsigned>(start % 64);
+  const __m512i c0 = _mm512_set1_epi64(static_cast<long long>(lo << e));
+  const __m512i c1 = _mm512_set1_epi64(static_cast<long long>((hi << e) | ((lo >> 1) >> (63 - e))));
+  const __m512i c2 = _mm512_set1_epi64(static_cast<long long>((hi >> 1) >> (63 - e)));
+  if (r <= 8) return ribbon_columns_avx512(base, r, static_cast<__mmask8>((1U << r) - 1U), c0, c1, c2);
+  return ribbon_columns_avx512(base, r, 0xff, c0, c1, c2) |
+         (ribbon_columns_avx512(base + 8, r, static_cast<__mmask8>((1U << (r - 8)) - 1U), c0, c1, c2) << 8);
+}
+#endif
+
+/// ribbon_evaluate under kernel `k` (avx512: the column-SIMD version; every
+/// other kernel the scalar loop, which AVX2 does not beat at r <= 16).
+inline std::uint32_t ribbon_evaluate(kernel k, const std::uint64_t* words, std::uint32_t result_bits,
+                                     std::uint64_t start, std::uint64_t lo, std::uint64_t hi) noexcept {
+#if BLOOMKIT_X86_KERNELS
+  if (k == kernel::avx512) return ribbon_evaluate_avx512(words, result_bits, start, lo, hi);
+#endif
+  (void)k;
+  return ribbon_evaluate(words, result_bits, start, lo, hi);
+}
+
 inline void validate(const ribbon_params& p) {
   require(p.result_bits >= 1 && p.result_bits <= 16, errc::invalid_argument,
           "ribbon: result_bits must be in [1, 16], got " + std::to_string(p.result_bits));
@@ -215,7 +271,8 @@ class ribbon_view {
     if (params_.slots == 0) return false;
     const detail::ribbon_row row =
         detail::ribbon_row_of(detail::seeded_hash(h, params_.seed), params_.slots, params_.result_bits);
-    return detail::ribbon_evaluate(words_.data(), params_.result_bits, row.start, row.lo, row.hi) == row.result;
+    return detail::ribbon_evaluate(active_kernel(), words_.data(), params_.result_bits, row.start, row.lo, row.hi) ==
+           row.result;
   }
 
   /// may_contain_hash of the key's hash under this filter's hash_spec.
