@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -60,6 +61,34 @@ TEST(RibbonKernel, FilterAnswersAlikeUnderEveryKernel) {
       bloomkit::set_kernel(k);
       for (auto key : keys) ASSERT_TRUE(f.may_contain(key)) << to_string(k) << " r=" << r;
       for (std::size_t i = 0; i < others.size(); ++i) ASSERT_EQ(f.may_contain(others[i]), expected[i]) << to_string(k);
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(RibbonKernel, BatchedQueriesMatchSingleUnderEveryKernel) {
+  kernel_guard guard;
+  bloomkit::detail::splitmix64 rng(9);
+  std::vector<std::uint64_t> hashes(5000);
+  for (auto& h : hashes) h = rng();
+  const std::span<const std::uint64_t> built(hashes.data(), 3000);  // the rest are (mostly) absent
+  for (std::uint32_t r : {3U, 8U, 13U}) {
+    bloomkit::ribbon_options options;
+    options.result_bits = r;
+    const bloomkit::ribbon f(built, options);
+    for (kernel k : supported_kernels()) {
+      bloomkit::set_kernel(k);
+      std::unique_ptr<bool[]> out(new bool[hashes.size()]);
+      f.may_contain_many(hashes, std::span<bool>(out.get(), hashes.size()));
+      for (std::size_t i = 0; i < hashes.size(); ++i) {
+        ASSERT_EQ(out[i], f.may_contain_hash(hashes[i])) << to_string(k) << " r=" << r << " i=" << i;
+        if (i < built.size()) {
+          ASSERT_TRUE(out[i]);
+        }
+      }
     }
   }
 }

@@ -75,6 +75,7 @@
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/simd.hpp"
+#include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/detail/block_filter.hpp"  // detail::trusted
 #include "bloomkit/detail/static_build.hpp"
 #include "bloomkit/error.hpp"
@@ -232,6 +233,37 @@ inline std::uint32_t ribbon_evaluate(kernel k, const std::uint64_t* words, std::
   return ribbon_evaluate(words, result_bits, start, lo, hi);
 }
 
+/// The batched query loop under kernel K: the band of the hash a window
+/// ahead is prefetched (its first and last line; the middle ones follow
+/// from the adjacent-line prefetcher when r is large) while the current one
+/// is evaluated. Each hash's row is computed once, held in a ring.
+template <kernel K>
+inline void ribbon_query_many(const std::uint64_t* words, const ribbon_params& p, const std::uint64_t* hashes,
+                              std::size_t n, bool* out) noexcept {
+  const std::uint32_t r = p.result_bits;
+  prefetch_pipeline<8>(
+      n, [&](std::size_t i) { return seeded_hash(hashes[i], p.seed); },
+      [&](std::uint64_t x) {
+        const std::uint64_t* base = words + (reduce64(x, p.slots - ribbon_width + 1) / 64) * r;
+        prefetch(base);
+        prefetch(base + 3 * r - 1);
+      },
+      [&](std::size_t i, std::uint64_t x) {
+        const ribbon_row row = ribbon_row_of(x, p.slots, r);
+        out[i] = ribbon_evaluate(K, words, r, row.start, row.lo, row.hi) == row.result;
+      });
+}
+
+#if BLOOMKIT_X86_KERNELS
+/// ribbon_query_many compiled for AVX-512, its column kernel inlined.
+BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN inline void ribbon_query_many_avx512(const std::uint64_t* words,
+                                                                             const ribbon_params& p,
+                                                                             const std::uint64_t* hashes,
+                                                                             std::size_t n, bool* out) noexcept {
+  ribbon_query_many<kernel::avx512>(words, p, hashes, n, out);
+}
+#endif
+
 inline void validate(const ribbon_params& p) {
   require(p.result_bits >= 1 && p.result_bits <= 16, errc::invalid_argument,
           "ribbon: result_bits must be in [1, 16], got " + std::to_string(p.result_bits));
@@ -291,22 +323,13 @@ class ribbon_view {
       std::fill(out.begin(), out.end(), false);
       return;
     }
-    constexpr std::size_t window = 8;
-    const std::size_t n = hashes.size();
-    const std::uint32_t r = params_.result_bits;
-    const auto fetch = [&](std::uint64_t h) {
-      const std::uint64_t start = reduce_start(detail::seeded_hash(h, params_.seed));
-      const std::uint64_t* base = words_.data() + (start / 64) * r;
-      // The 3r words of the band: first and last cache line (the middle ones
-      // follow from the hardware's adjacent-line prefetch when r is large).
-      detail::prefetch(base);
-      detail::prefetch(base + 3 * r - 1);
-    };
-    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hashes[i]);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) fetch(hashes[i + window]);
-      out[i] = may_contain_hash(hashes[i]);
+#if BLOOMKIT_X86_KERNELS
+    if (active_kernel() == kernel::avx512) {
+      detail::ribbon_query_many_avx512(words_.data(), params_, hashes.data(), hashes.size(), out.data());
+      return;
     }
+#endif
+    detail::ribbon_query_many<kernel::scalar>(words_.data(), params_, hashes.data(), hashes.size(), out.data());
   }
 
   [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
@@ -340,9 +363,6 @@ class ribbon_view {
   [[nodiscard]] bool saturated() const noexcept { return false; }
 
  private:
-  [[nodiscard]] std::uint64_t reduce_start(std::uint64_t x) const noexcept {
-    return detail::reduce64(x, params_.slots - detail::ribbon_width + 1);
-  }
 
   ribbon_params params_;
   std::span<const std::uint64_t> words_;
