@@ -16,11 +16,13 @@
 // set_kernel to run every available kernel against the scalar one.
 //
 // Cost of the dispatch. The choice lives in one constant-initialised atomic
-// byte (no static-initialisation order problems, no guard variable): reading
-// it is an L1 hit and the switch on it is perfectly predicted, so a
-// single-key call pays about one cycle and no indirect call. Batched calls
-// branch once per batch into a loop compiled for the kernel's target (see
-// BLOOMKIT_KERNEL_LOOP), where the kernel is inlined.
+// byte (no static-initialisation order problems, no guard variable). Batched
+// calls branch once per batch into a loop compiled for the kernel's target
+// (see BLOOMKIT_KERNEL_LOOP), where the kernel is inlined. Single-key block
+// calls do not consult it at all: they inline the widest kernel their own
+// translation unit's target guarantees (detail/block_filter.hpp, "single-key
+// calls"), because a per-call dispatch, cheap as the branch is, keeps the
+// kernel out of line and costs overlap between cache misses.
 //
 // Every kernel must give bit-identical blocks and identical answers; the
 // layouts themselves are fixed by the filter headers, never by a kernel.
