@@ -219,13 +219,13 @@ constexpr auto fixed_key_value(const K& k) noexcept {
 template <fixed_width_key K>
 inline std::uint64_t hash_fixed_key(const K& k, hash_spec spec) {
   const auto v = fixed_key_value(k);
-  if (spec.algorithm == hash_algorithm::xxh3_64) [[likely]] {
-    if constexpr (sizeof(K) == 8) return xxh3_of_u64(v, spec.seed);
-    else return xxh3_of_u32(v, spec.seed);
-  }
-  if (spec.algorithm == hash_algorithm::xxh64) {
-    if constexpr (sizeof(K) == 8) return xxh64_of_u64(v, spec.seed);
-    else return xxh64_of_u32(v, spec.seed);
+  switch (spec.algorithm) {
+    case hash_algorithm::xxh64:
+      if constexpr (sizeof(K) == 8) return xxh64_of_u64(v, spec.seed);
+      else return xxh64_of_u32(v, spec.seed);
+    case hash_algorithm::xxh3_64:
+      if constexpr (sizeof(K) == 8) return xxh3_of_u64(v, spec.seed);
+      else return xxh3_of_u32(v, spec.seed);
   }
   return hash_bytes(&v, sizeof v, spec);  // an unknown id: hash_bytes throws
 }
