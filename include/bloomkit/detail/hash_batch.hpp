@@ -129,7 +129,7 @@ inline void hash_keys(kernel k, const K* keys, std::size_t n, hash_spec spec, st
 template <batch_hashable_key K>
 class batch_key_hasher {
  public:
-  static constexpr std::size_t chunk = 128;
+  static constexpr std::size_t chunk = 256;
 
   batch_key_hasher(const K* keys, std::size_t n, hash_spec spec) noexcept
       : keys_(keys), n_(n), spec_(spec), kernel_(active_kernel()) {}
