@@ -13,7 +13,7 @@
 //                   between cache misses
 //   BM_window/W     batched lookups in a filter far larger than the caches
 //                   with prefetch windows W = 1..128: the choice of
-//                   detail::batch_window
+//                   kernels::batch_window
 //   BM_standard_prefetch/P  standard_bloom negative lookups prefetching the
 //                   first P probes: the choice of standard_lookup_prefetch
 // Run: bloomkit_micro [--benchmark_filter=REGEX]
@@ -23,12 +23,13 @@
 #include <memory>
 #include <vector>
 
+#include "bloomkit/kernels.hpp"
 #include "bloomkit/bloomkit.hpp"
 
 namespace {
 
 using bloomkit::kernel;
-using bloomkit::detail::splitmix64;
+using bloomkit::splitmix64;
 
 std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
   std::vector<std::uint64_t> out(n);
@@ -101,7 +102,7 @@ void BM_single_scalar_direct(benchmark::State& state) {
   const auto blocks = filter.blocks();
   for (auto _ : state) {
     std::uint64_t hits = 0;
-    for (auto h : probes) hits += P::test(blocks[bloomkit::detail::block_index(h, blocks.size())], h, 8);
+    for (auto h : probes) hits += P::test(blocks[bloomkit::kernels::block_index(h, blocks.size())], h, 8);
     benchmark::DoNotOptimize(hits);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
@@ -110,7 +111,7 @@ void BM_single_scalar_direct(benchmark::State& state) {
 /// Keyed single lookups in a 128 MiB split-block filter (2^22 blocks).
 template <bool Dispatched>
 void BM_big_single(benchmark::State& state) {
-  using P = bloomkit::detail::split_block_policy;
+  using P = bloomkit::kernels::split_block_policy;
   static const bloomkit::split_block_bloom filter = [] {
     bloomkit::split_block_bloom f(bloomkit::block_filter_params{std::uint64_t{1} << 22, 8, 100'000'000, 0.01,
                                                                 bloomkit::parquet_hash_spec});
@@ -124,7 +125,7 @@ void BM_big_single(benchmark::State& state) {
     for (auto key : keys) {
       if constexpr (Dispatched) {
         const std::uint64_t h = bloomkit::hash_key(key, bloomkit::parquet_hash_spec);
-        hits += bloomkit::detail::block_test_dispatched<P>(blocks[bloomkit::detail::block_index(h, blocks.size())], h, 8);
+        hits += bloomkit::kernels::block_test_dispatched<P>(blocks[bloomkit::kernels::block_index(h, blocks.size())], h, 8);
       } else {
         hits += filter.may_contain(key);
       }
@@ -152,7 +153,7 @@ const bloomkit::blocked_bloom& big_filter() {
 
 template <std::size_t W>
 void BM_window(benchmark::State& state) {
-  using P = bloomkit::detail::cache_line_policy;
+  using P = bloomkit::kernels::cache_line_policy;
   const auto& filter = big_filter();
   const auto probes = random_hashes(1 << 20, 10);
   std::unique_ptr<bool[]> out(new bool[probes.size()]);
@@ -160,11 +161,11 @@ void BM_window(benchmark::State& state) {
   const std::uint64_t count = filter.num_blocks();
   for (auto _ : state) {
     bool* o = out.get();
-    bloomkit::detail::prefetch_pipeline<W>(
+    bloomkit::kernels::prefetch_pipeline<W>(
         probes.size(), [&](std::size_t i) { return probes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch(blocks + bloomkit::detail::block_index(h, count)); },
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch(blocks + bloomkit::kernels::block_index(h, count)); },
         [&](std::size_t i, std::uint64_t h) {
-          o[i] = P::test(blocks[bloomkit::detail::block_index(h, count)], h, 8);
+          o[i] = P::test(blocks[bloomkit::kernels::block_index(h, count)], h, 8);
         });
     benchmark::DoNotOptimize(out.get());
   }
@@ -196,10 +197,10 @@ void BM_standard_prefetch(benchmark::State& state) {
   const std::uint32_t k = filter.num_hashes();
   for (auto _ : state) {
     bool* o = out.get();
-    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+    bloomkit::kernels::prefetch_pipeline<bloomkit::kernels::batch_window>(
         probes.size(), [&](std::size_t i) { return probes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch_standard_probes(words, h, bits, Prefetched, false); },
-        [&](std::size_t i, std::uint64_t h) { o[i] = bloomkit::detail::standard_test(words, h, bits, k); });
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch_standard_probes(words, h, bits, Prefetched, false); },
+        [&](std::size_t i, std::uint64_t h) { o[i] = bloomkit::kernels::standard_test(words, h, bits, k); });
     benchmark::DoNotOptimize(out.get());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));

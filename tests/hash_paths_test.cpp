@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bloomkit/blocked_bloom.hpp"
-#include "bloomkit/detail/hash_batch.hpp"
+#include "bloomkit/hash_batch.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"

@@ -1,4 +1,4 @@
-// bloomkit/detail/hash_batch.hpp - hashing many 8-byte keys at once.
+// bloomkit/hash_batch.hpp - hashing many 8-byte keys at once.
 //
 // XXH64 and XXH3-64 of one 8-byte key are a chain of 64-bit multiplies,
 // rotates, shifts and XORs (fixed_hash.hpp) with no branch and no table, so
@@ -152,7 +152,7 @@ class batch_key_hasher {
   hash_spec spec_;
   kernel kernel_;
   std::size_t base_ = 0, filled_ = 0;
-  std::uint64_t hashes_[chunk];
+  std::uint64_t hashes_[chunk] = {};  // zeroed so that a copy never reads indeterminate values
 };
 
 /// The hash_at a batched keyed call uses for keys of type K: the chunked
@@ -168,3 +168,16 @@ inline auto key_hash_at(const K* keys, std::size_t n, hash_spec spec) {
 }
 
 }  // namespace bloomkit::detail
+
+namespace bloomkit {
+
+/// The hash_at of a keyed batch call on a kind that declares
+/// hash_at_in_order (detail/facade.hpp finds it by argument-dependent
+/// lookup on hash_spec): chunked SIMD hashing for 8-byte keys, hash_key per
+/// key otherwise. Same hashes as hash_key.
+template <key K>
+inline auto batch_hash_at(const K* keys, std::size_t n, hash_spec spec) {
+  return detail::key_hash_at(keys, n, spec);
+}
+
+}  // namespace bloomkit
