@@ -310,6 +310,8 @@ TEST_F(ShardFiles, SavedShardsAnswerExactlyAsTheUnshardedFilter) {
     const auto expected = whole.blocks().subspan(e.first_block, e.blocks);
     EXPECT_TRUE(std::equal(expected.begin(), expected.end(), local.blocks().begin(), local.blocks().end()));
   }
+  // Gathered, the shards are the unsharded filter, byte for byte in a file.
+  EXPECT_EQ(bloomkit::save_to_bytes(sharded.gather()), bloomkit::save_to_bytes(whole));
   // The empty batch.
   sharded.may_contain_many({}, {});
 }

@@ -722,6 +722,17 @@ class sharded_filter {
     return shards_[layout_.shard_of_hash(h)].shard.may_contain_hash(h);
   }
 
+  /// The unsharded filter, assembled from the shards' block ranges in
+  /// order (for a filter that does fit in this process): bit-identical to a
+  /// block_filter<P>(manifest().whole) that took every shard's hashes, with
+  /// inserted() the sum. Memory: the whole filter, once.
+  [[nodiscard]] block_filter<P> gather() const {
+    std::vector<typename P::block_type> blocks;
+    blocks.reserve(manifest_.whole.blocks);
+    for (const auto& s : shards_) blocks.insert(blocks.end(), s.shard.blocks().begin(), s.shard.blocks().end());
+    return block_filter<P>(manifest_.whole, std::move(blocks), manifest_.inserted());
+  }
+
   [[nodiscard]] const shard_manifest& manifest() const noexcept { return manifest_; }
   [[nodiscard]] const shard_layout& layout() const noexcept { return layout_; }
   [[nodiscard]] const block_shard_view<P>& shard(std::uint32_t s) const { return shards_.at(s).shard; }
