@@ -214,14 +214,11 @@ class any_sharded {
 };
 
 }  // namespace
-}  // namespace bloomkit::python
 
 /// Registers ShardLayout, route, reassemble, shard_plan, BlockShard,
 /// make_manifest_json, write_manifest_json, read_manifest_json and
 /// ShardedFilter on `m` (all under the names bloomkit.sharding re-exports).
 void bind_sharding(nb::module_& m) {
-  using namespace bloomkit;
-  using namespace bloomkit::python;
 
   nb::class_<shard_layout>(m, "ShardLayout", "S contiguous block ranges of a B-block filter (sharding.hpp).")
       .def(nb::init<std::uint64_t, std::uint32_t>(), nb::arg("blocks"), nb::arg("shards"))
@@ -326,3 +323,5 @@ void bind_sharding(nb::module_& m) {
       .def_prop_ro("manifest_json", &any_sharded::manifest_json)
       .def_prop_ro("layout", &any_sharded::layout);
 }
+
+}  // namespace bloomkit::python
