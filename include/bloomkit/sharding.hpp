@@ -702,6 +702,13 @@ class sharded_filter {
     for (std::uint32_t s = 0; s < manifest_.shards; ++s) shards_.push_back(open_shard<P>(manifest_, folder, s));
   }
 
+  // Movable, not copyable: it holds the shards' mappings.
+  sharded_filter(sharded_filter&&) noexcept = default;
+  sharded_filter& operator=(sharded_filter&&) noexcept = default;
+  sharded_filter(const sharded_filter&) = delete;
+  sharded_filter& operator=(const sharded_filter&) = delete;
+  ~sharded_filter() = default;
+
   /// out[i] = the unsharded filter's may_contain_hash(hashes[i]).
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     detail::require(hashes.size() == out.size(), errc::invalid_argument,
