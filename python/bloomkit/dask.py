@@ -54,7 +54,7 @@ def _keys_of(part, column, is_bag: bool):
             except (KeyError, IndexError, TypeError) as e:
                 raise EngineError(f"bloomkit: column {column!r}: a record has no such field ({e!r})") from None
         return _e.as_arrow_checked(items, _name(column))
-    series = part[column] if hasattr(part, "columns") else part
+    series = part[column] if hasattr(part, "columns") else part  # a pandas DataFrame, or a Series
     return _e.as_arrow_checked(series, _name(column))
 
 
@@ -65,7 +65,9 @@ def _name(column) -> str:
 def _parts(coll, column):
     """The collection's partitions as delayed objects (a dataframe narrowed
     to the column first, so nothing else is read)."""
-    if not _is_bag(coll) and hasattr(coll, "columns"):
+    import dask.dataframe as dd
+
+    if isinstance(coll, dd.DataFrame):
         coll = coll[[column]]
     return coll.to_delayed()
 
