@@ -405,6 +405,35 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             return W(load_as<F>(std::span<const std::byte>(bytes)));
           },
           "An independent, writable copy (also of a mapped, read-only filter).")
+      .def_static(
+          "from_bytes",
+          [](nb::handle data) {
+            Py_buffer view;
+            if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+            const std::span<const std::byte> bytes(static_cast<const std::byte*>(view.buf),
+                                                   static_cast<std::size_t>(view.len));
+            std::optional<F> f;
+            try {
+              nb::gil_scoped_release release;
+              f.emplace(load_as<F>(bytes));
+            } catch (...) {
+              PyBuffer_Release(&view);
+              throw;
+            }
+            PyBuffer_Release(&view);
+            return W(std::move(*f));
+          },
+          "data"_a,
+          "The filter in `data` (bloomkit's file format), which must hold this kind: MismatchError if it\n"
+          "holds another (bloomkit.from_bytes takes any kind).")
+      .def_static(
+          "load",
+          [](nb::handle path) {
+            const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            nb::gil_scoped_release release;
+            return W(load_as<F>(std::filesystem::path(p)));
+          },
+          "path"_a, "The filter in the file at `path`, which must hold this kind (MismatchError otherwise).")
       .def("__copy__", [](nb::handle self) { return self.attr("copy")(); })
       .def("__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a)
       .def(

@@ -116,20 +116,24 @@ void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   // little-endian host that is the memory itself), aligned for hashes.
   nb::object native = dtype.attr("newbyteorder")("=");
   arr = numpy().attr("ascontiguousarray")(arr, native);
-  auto view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(arr);
+  // Read as raw bytes (every dtype, datetime64 included, has a uint8 view).
+  nb::object raw = arr.attr("view")("uint8");
+  auto view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
   key_batch::segment s;
   s.kind = as_hashes ? key_batch::layout::hashes : key_batch::layout::fixed;
   s.data = static_cast<const std::byte*>(view.data());
   s.width = nb::cast<std::size_t>(dtype.attr("itemsize"));
-  s.count = view.shape(0);
+  s.count = nb::len(arr);
   s.data_size = s.count * s.width;
   if (as_hashes && reinterpret_cast<std::uintptr_t>(s.data) % alignof(std::uint64_t) != 0) {
     arr = numpy().attr("array")(arr, "uint64");  // an unaligned view (e.g. a slice of bytes): copy once
-    view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(arr);
+    raw = arr.attr("view")("uint8");
+    view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
     s.data = static_cast<const std::byte*>(view.data());
   }
   batch.segments.push_back(s);
   batch.keepalive.push_back(arr);
+  batch.keepalive.push_back(raw);
   batch.total += s.count;
 }
 
@@ -267,7 +271,15 @@ key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes) {
   // filter changes.
   if (as_hashes) {
     for (nb::handle item : nb::iter(x)) {
-      batch.owned_hashes.push_back(nb::cast<std::uint64_t>(item));
+      if (!PyLong_Check(item.ptr()) || PyBool_Check(item.ptr())) {
+        throw nb::type_error(("hashes are ints in [0, 2**64); got " + key_type_name(item)).c_str());
+      }
+      const unsigned long long h = PyLong_AsUnsignedLongLong(item.ptr());
+      if (h == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw py_error{binding_error::key_overflow, "hashes are ints in [0, 2**64)"};
+      }
+      batch.owned_hashes.push_back(h);
     }
   } else {
     if (PyList_Check(x.ptr()) || PyTuple_Check(x.ptr())) batch.owned_hashes.reserve(static_cast<std::size_t>(nb::len(x)));
