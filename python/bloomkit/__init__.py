@@ -159,8 +159,10 @@ def hash_key(key: Any, kind_or_filter: Any = "split-block") -> int:
 __all__ = [
     "SplitBlockBloom", "BlockedBloom", "StandardBloom", "CountingBloom", "ScalableBloom",
     "BinaryFuse", "Ribbon", "Filter", "KINDS", "kind", "hash_key", "hash_keys",
-    "from_bytes", "load", "open", "inspect", "sizing",
+    "from_bytes", "load", "open", "inspect", "sizing", "parquet",
     "Error", "InvalidArgumentError", "MismatchError", "HashMismatchError", "FileError", "FormatError",
     "TruncatedError", "CorruptError", "ChecksumError", "UnsupportedVersionError", "UnknownKindError",
     "ConstructionError", "UnsupportedError", "ReadOnlyError", "ClosedError", "KeyOverflowError",
 ]
+
+from . import parquet  # noqa: E402  (needs the classes above)
