@@ -119,10 +119,11 @@ def build(df, column: str, kind="split-block", fpr: float = 0.01, capacity: int 
 _BROADCAST: dict = {}
 
 
-def _filter_of(bc):
-    f = _BROADCAST.get(bc.id)
+def _filter_of(key: str, bc):
+    """The broadcast filter, deserialised once per Python worker process."""
+    f = _BROADCAST.get(key)
     if f is None:
-        f = _BROADCAST[bc.id] = bloomkit.from_bytes(bc.value)
+        f = _BROADCAST[key] = bloomkit.from_bytes(bc.value)
     return f
 
 
@@ -133,11 +134,15 @@ def semi_join_filter(df, column: str, filt):
     dropped (they match nothing). Lazy: returns a DataFrame. A pre-filter: a
     join after it still removes the false positives."""
     spark = df.sparkSession
-    bc = spark.sparkContext.broadcast(filt.to_bytes())
+    import hashlib
+
+    blob = filt.to_bytes()
+    key = hashlib.blake2b(blob, digest_size=16).hexdigest()
+    bc = spark.sparkContext.broadcast(blob)
     index = df.columns.index(column)
 
     def keep(batches):
-        f = _filter_of(bc)
+        f = _filter_of(key, bc)
         for b in batches:
             mask = _e.probe_mask(f, b.column(index), column)
             yield b.filter(pa.array(mask))

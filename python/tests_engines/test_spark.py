@@ -153,15 +153,14 @@ def test_sharded_build_with_bad_keys_leaves_nothing(spark, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def _slow(batches):
-    """Input that takes a while per partition (so a kill lands mid-build)."""
-    for b in batches:
-        time.sleep(0.4)
-        yield b
-
-
 def test_killing_an_executor_mid_build_still_gives_the_same_filter(spark):
     n, parts = 200_000, 24
+
+    def _slow(batches):  # input that takes a while per partition, so the kill lands mid-build
+        for b in batches:  # (nested: pickled by value, the executors cannot import this module)
+            time.sleep(0.4)
+            yield b
+
     df = spark.range(0, n, numPartitions=parts).withColumnRenamed("id", "key").mapInArrow(_slow, "key long")
     status = spark.sparkContext.statusTracker()
     before = spark_executor_pids(spark)
