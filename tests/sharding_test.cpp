@@ -114,7 +114,7 @@ TEST(ShardRouting, EmptyBatchAndSizeMismatch) {
 
 template <class Policy>
 class ShardExactness : public ::testing::Test {};
-using Policies = ::testing::Types<bloomkit::detail::split_block_policy, bloomkit::detail::cache_line_policy>;
+using Policies = ::testing::Types<bloomkit::split_block_bloom::policy, bloomkit::blocked_bloom::policy>;
 TYPED_TEST_SUITE(ShardExactness, Policies);
 
 /// Builds the unsharded filter and S shards from the same hashes (the
@@ -230,7 +230,7 @@ TYPED_TEST(ShardExactness, RefusesHashesOfAnotherShardAndChangesNothing) {
 
 class ShardFiles : public ::testing::Test {
  protected:
-  using P = bloomkit::detail::split_block_policy;
+  using P = bloomkit::split_block_bloom::policy;
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("bloomkit_sharding_" + std::to_string(::getpid()) + "_" +

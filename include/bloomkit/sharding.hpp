@@ -50,11 +50,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bloomkit/block_filter.hpp"
 #include "bloomkit/blocked_bloom.hpp"
-#include "bloomkit/detail/block_filter.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file_format.hpp"
+#include "bloomkit/file_io.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 
@@ -174,13 +176,13 @@ inline void reassemble(const shard_routing& routing, std::span<const bool> group
 
 // ---- one shard ----------------------------------------------------------------
 
-namespace detail {
-
 /// The kind name files and manifests use for policy P ("blocked_bloom", "split_block_bloom").
-template <block_policy P>
+template <detail::block_policy P>
 constexpr std::string_view shard_kind_name() noexcept {
-  return to_string(format_codec<block_filter<P>>::kind);
+  return to_string(kind_traits<block_filter<P>>::kind);
 }
+
+namespace detail {
 
 /// The parameters of shard s's own file: its range length as the block
 /// count and its share of the capacity (at least 1), the rest as the whole.
@@ -421,7 +423,7 @@ template <detail::block_policy P>
 shard_entry save_shard(const block_shard_view<P>& shard, const std::filesystem::path& path) {
   const std::vector<std::byte> bytes = save_to_bytes(shard.file_view());
   {
-    detail::format::atomic_file_writer out(path);
+    atomic_file_writer out(path);
     out.write(bytes);
     out.commit();
   }
@@ -500,7 +502,7 @@ template <detail::block_policy P>
 shard_manifest make_manifest(const block_filter_params& whole, const shard_layout& layout,
                              std::vector<shard_entry> entries) {
   shard_manifest m;
-  m.kind = std::string(detail::shard_kind_name<P>());
+  m.kind = std::string(shard_kind_name<P>());
   m.whole = whole;
   m.shards = layout.shards();
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
@@ -620,7 +622,7 @@ inline shard_manifest manifest_from_json(std::string_view text, const std::strin
 /// Writes the manifest to `path` atomically (temporary file + rename).
 inline void write_manifest(const shard_manifest& m, const std::filesystem::path& path) {
   const std::string text = manifest_to_json(m);
-  detail::format::atomic_file_writer out(path);
+  atomic_file_writer out(path);
   out.write(std::as_bytes(std::span<const char>(text.data(), text.size())));
   out.commit();
 }
@@ -650,8 +652,8 @@ struct mapped_shard {
 /// another build, or altered), or its kind, k, hash or block count do.
 template <detail::block_policy P>
 mapped_shard<P> open_shard(const shard_manifest& m, const std::filesystem::path& folder, std::uint32_t s) {
-  detail::require(m.kind == detail::shard_kind_name<P>(), errc::mismatch,
-                  "bloomkit: the manifest holds a " + m.kind + ", not a " + std::string(detail::shard_kind_name<P>()));
+  detail::require(m.kind == shard_kind_name<P>(), errc::mismatch,
+                  "bloomkit: the manifest holds a " + m.kind + ", not a " + std::string(shard_kind_name<P>()));
   detail::require(s < m.shards, errc::invalid_argument,
                   "bloomkit: shard " + std::to_string(s) + " is not below " + std::to_string(m.shards));
   const shard_entry& e = m.entries[s];
@@ -749,5 +751,11 @@ class sharded_filter {
   shard_layout layout_;
   std::vector<mapped_shard<P>> shards_;
 };
+
+/// The sharded forms of the two block layouts, by their filters' names.
+using split_block_shard = block_shard<split_block_bloom::policy>;
+using blocked_shard = block_shard<blocked_bloom::policy>;
+using sharded_split_block_bloom = sharded_filter<split_block_bloom::policy>;
+using sharded_blocked_bloom = sharded_filter<blocked_bloom::policy>;
 
 }  // namespace bloomkit

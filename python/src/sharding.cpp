@@ -30,8 +30,8 @@ namespace nb = nanobind;
 namespace bloomkit::python {
 namespace {
 
-using split_policy = detail::split_block_policy;
-using blocked_policy = detail::cache_line_policy;
+using split_policy = split_block_bloom::policy;
+using blocked_policy = blocked_bloom::policy;
 using hashes_in = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 /// A NumPy array that owns `values` (moved to the heap, freed with the array).
@@ -206,7 +206,7 @@ class any_sharded {
     const std::filesystem::path p(path);
     shard_manifest m = read_manifest(p);
     const auto folder = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-    if (m.kind == detail::shard_kind_name<split_policy>()) {
+    if (m.kind == shard_kind_name<split_policy>()) {
       return variant(std::in_place_index<0>, std::move(m), folder);
     }
     return variant(std::in_place_index<1>, std::move(m), folder);
@@ -265,13 +265,13 @@ void bind_sharding(nb::module_& m) {
       [](nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> positions,
          nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> grouped) {
         const std::size_t n = positions.shape(0);
-        detail::require(grouped.shape(0) == n, errc::invalid_argument,
-                        "reassemble: as many answers as positions are needed");
+        if (grouped.shape(0) != n) throw error(errc::invalid_argument, "reassemble: as many answers as positions are needed");
         const std::int64_t* pos = positions.data();
         const bool* g = grouped.data();
         for (std::size_t j = 0; j < n; ++j) {
-          detail::require(pos[j] >= 0 && static_cast<std::size_t>(pos[j]) < n, errc::invalid_argument,
-                          "reassemble: a position is out of range");
+          if (pos[j] < 0 || static_cast<std::size_t>(pos[j]) >= n) {
+            throw error(errc::invalid_argument, "reassemble: a position is out of range");
+          }
         }
         return answers(n, [&](bool* out) {
           for (std::size_t j = 0; j < n; ++j) out[pos[j]] = g[j];
