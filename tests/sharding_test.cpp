@@ -16,6 +16,9 @@
 
 #include "test_support.hpp"
 
+#define BLOOMKIT_FUZZ_NO_MAIN
+#include "../fuzz/manifest_fuzz.cpp"
+
 namespace {
 
 using bloomkit::block_filter;
@@ -426,6 +429,21 @@ TEST_F(ShardFiles, MakeManifestRefusesMissingOrRepeatedEntries) {
   EXPECT_EQ(error_code_of([&] { bloomkit::make_manifest<P>(whole.params(), layout, {e0, e0}); }),
             errc::invalid_argument);
   EXPECT_EQ(error_code_of([&] { bloomkit::make_manifest<P>(whole.params(), layout, {e1, e0}); }), errc{});
+}
+
+// ---- the fuzz seed corpus, replayed ------------------------------------------
+
+TEST(ManifestCorpus, EverySeedPassesTheFuzzTargetsChecks) {
+  const auto folder = std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "manifest";
+  std::size_t accepted = 0, files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const auto bytes = bloomkit::test::read_file_bytes(entry.path());
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    accepted += bloomkit_fuzz::check_manifest(text) ? 1 : 0;
+    ++files;
+  }
+  EXPECT_GE(files, 5U);
+  EXPECT_EQ(accepted, 3U);  // split1, split4, blocked3; the others are refused
 }
 
 }  // namespace
