@@ -105,6 +105,7 @@ def spark_session(workers: int, memory_mb: int):
          .config("spark.driver.memory", "2g").config("spark.driver.maxResultSize", "4g")
          .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
          .config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000000")
+         .config("spark.sql.ansi.enabled", "false")  # the key scramble wraps around int64 on purpose
          .getOrCreate())
     s.sparkContext.setLogLevel("ERROR")
     return s
