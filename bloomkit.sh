@@ -156,6 +156,36 @@ test_parquet_duckdb() {
   say "Parquet round trip with DuckDB (bloomkit writes, DuckDB reads and probes; and back)"
   tests/parquet_duckdb/run.sh build/release/bloomkit
 }
+test_python() {
+  # The Python package: build/venv from python/requirements (pinned), the
+  # extension built and installed, pytest over python/tests (no tests = failure).
+  say "Python package: build, install into build/venv, pytest"
+  "$ROOT/python/venv.sh" test
+}
+test_engines() {
+  # bloomkit.spark / bloomkit.dask on real clusters on this machine, loopback
+  # only: Spark local-cluster[2,1,1024] (two executor JVMs; needs Java 17)
+  # and a distributed.LocalCluster with two worker processes. Reuses the
+  # python step's build/venv (python/venv.sh) and adds
+  # python/requirements/engines.txt (pinned) once per change of that file.
+  command -v java >/dev/null 2>&1 || { echo "engines: java is missing (Spark needs Java 17)" >&2; return 1; }
+  "$ROOT/python/venv.sh" install
+  local stamp="$ROOT/build/venv/.stamp-engines" sum
+  sum="$(cat "$ROOT"/python/requirements/*.txt | sha256sum | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+    say "installing python/requirements/engines.txt into build/venv"
+    "$ROOT/build/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      -r "$ROOT/python/requirements/engines.txt"
+    echo "$sum" >"$stamp"
+  fi
+  say "engine tests: Spark local-cluster and Dask LocalCluster (python/tests_engines)"
+  local rc=0
+  # From build/, so that "import bloomkit" finds the installed package.
+  (cd "$ROOT/build" && "$ROOT/build/venv/bin/python" -m pytest -q -p no:cacheprovider -p no:logging \
+    -c "$ROOT/python/pyproject.toml" --rootdir "$ROOT/python" "$ROOT/python/tests_engines") || rc=$?
+  [ "$rc" -eq 5 ] && { echo "engines: pytest collected no tests" >&2; return 1; }
+  return "$rc"
+}
 test_web() {
   [ -f web/package.json ] || { say "FAILED: web/package.json is missing"; return 1; }
   wait_background_setup
@@ -194,6 +224,8 @@ cmd_test() {
   step release test_release
   step bench-smoke test_bench_smoke
   step parquet-duckdb test_parquet_duckdb
+  step python test_python
+  step engines test_engines
   step debug test_debug
   step tsan test_tsan
   step fuzz test_fuzz
