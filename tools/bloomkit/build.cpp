@@ -1,12 +1,14 @@
 // tools/bloomkit/build.cpp - `bloomkit build`: keys from files or stdin into
 // a filter file.
 //
-// Passes over the input:
+// Every input is opened exactly once, before any work. Passes over it:
 //   * with --capacity N: one pass; keys are hashed and inserted in batches.
-//   * without, from files only: a first pass counts the lines (memchr speed,
-//     about what `wc -l` costs), the filter is sized for that count, and a
-//     second pass inserts.
-//   * without, from stdin: stdin cannot be read twice, so the one pass hashes
+//   * without, from regular files only: a first pass counts the lines (memchr
+//     speed, about what `wc -l` costs), the files are rewound, the filter is
+//     sized for that count, and a second pass inserts (a file whose line
+//     count changed in between is an error: nothing is written).
+//   * without, when any input can be read only once (stdin, a pipe, a FIFO,
+//     a process substitution such as <(seq 1 100)): the one pass hashes
 //     the keys into a spool: in memory up to spool_memory_bytes (64 MiB, 8 Mi
 //     keys), then in an unlinked temporary file in $TMPDIR (8 bytes a key,
 //     usually far less than the keys' text). The filter is then sized and
@@ -36,6 +38,7 @@
 #include "json_out.hpp"
 #include "key_input.hpp"
 #include "kinds.hpp"
+#include "output_guard.hpp"
 #include "progress.hpp"
 
 namespace bloomkit::cli {
@@ -200,27 +203,39 @@ class hash_spool {
   int fd_ = -1;
 };
 
-std::uint64_t total_size_hint(const std::vector<std::string>& inputs) {
-  std::uint64_t total = 0;
-  for (const auto& path : inputs) {
-    if (path == "-") return 0;
-    line_reader probe(path);  // opens (and so checks) every input before any work
-    total += probe.size_hint();
+/// Every input, opened once, in order. A pipe, FIFO or process substitution
+/// can be opened and read only once (opening a FIFO a second time waits for
+/// a new writer; a pipe read by a counting pass is empty afterwards), so each
+/// input is opened here and nowhere else, and a second pass happens only when
+/// every input can be rewound.
+struct opened_inputs {
+  std::vector<std::unique_ptr<line_reader>> readers;
+  std::uint64_t total_bytes = 0;  // for the progress bar; 0 when unknown
+  bool all_rewindable = true;
+
+  explicit opened_inputs(const std::vector<std::string>& paths) {
+    bool sizes_known = true;
+    for (const auto& path : paths) {
+      readers.push_back(std::make_unique<line_reader>(path));
+      const line_reader& r = *readers.back();
+      all_rewindable = all_rewindable && r.rewindable();
+      sizes_known = sizes_known && r.rewindable();
+      total_bytes += r.size_hint();
+    }
+    if (!sizes_known) total_bytes = 0;
   }
-  return total;
-}
+};
 
 /// Reads every input in order, calling sink(hashes, lines) per batch.
 template <class Sink>
-std::uint64_t read_all(const std::vector<std::string>& inputs, key_hasher& hasher, progress_bar& bar, Sink&& sink) {
+std::uint64_t read_all(opened_inputs& inputs, key_hasher& hasher, progress_bar& bar, Sink&& sink) {
   std::uint64_t keys = 0;
   std::uint64_t bytes_before = 0;
-  for (const auto& path : inputs) {
-    line_reader reader(path);
+  for (auto& reader : inputs.readers) {
     keys += for_each_key_batch(
-        reader, hasher, sink, [&](std::uint64_t bytes, std::uint64_t k) { bar.update(bytes_before + bytes, k); },
+        *reader, hasher, sink, [&](std::uint64_t bytes, std::uint64_t k) { bar.update(bytes_before + bytes, k); },
         keys);
-    bytes_before += reader.bytes_read();
+    bytes_before += reader->bytes_read();
   }
   return keys;
 }
@@ -241,18 +256,21 @@ int run_build(const build_options& o) {
   for (const auto& path : inputs) stdin_uses += path == "-" ? 1 : 0;
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
-  const std::uint64_t total_bytes = total_size_hint(inputs);
+  refuse_output_over_inputs(o.output, inputs);
+  opened_inputs opened(inputs);  // opens (and so checks) every input before any work
+  const std::uint64_t total_bytes = opened.total_bytes;
   key_hasher hasher(format, spec);
   phase_times times;
   std::uint64_t keys = 0;
 
   std::optional<any_filter> filter;
+  std::optional<std::uint64_t> counted;  // lines found by a counting pass
   if (entry.make_static != nullptr) {
     // ---- a static kind: every hash in memory, then one construction ----------
     std::vector<std::uint64_t> all;
     if (o.capacity) all.reserve(*o.capacity);
     progress_bar bar("read", total_bytes, !o.quiet);
-    keys = read_all(inputs, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+    keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
       all.insert(all.end(), hashes.begin(), hashes.end());
     });
     bar.finish();
@@ -265,21 +283,25 @@ int run_build(const build_options& o) {
     std::uint64_t capacity = 0;
     if (o.capacity) {
       capacity = *o.capacity;
-    } else if (stdin_uses == 0) {
+    } else if (opened.all_rewindable) {
+      // Regular files only: count the lines, then read them again.
       const auto t = clock_type::now();
       progress_bar bar("count", total_bytes, !o.quiet);
       std::uint64_t bytes_before = 0;
-      for (const auto& path : inputs) {
-        line_reader reader(path);
-        capacity += count_lines(reader);
-        bytes_before += reader.bytes_read();
+      for (auto& reader : opened.readers) {
+        capacity += count_lines(*reader);
+        bytes_before += reader->bytes_read();
         bar.update(bytes_before, capacity);
+        reader->rewind();
       }
+      counted = capacity;
       times.count = seconds_since(t);
     } else {
+      // Some input can be read only once (stdin, a pipe, a FIFO): one pass
+      // into the spool.
       spool.emplace();
       progress_bar bar("read", total_bytes, !o.quiet);
-      keys = read_all(inputs, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+      keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
         spool->push(hashes);
       });
       capacity = keys;
@@ -313,7 +335,7 @@ int run_build(const build_options& o) {
             spool->replay(insert);
           } else {
             progress_bar bar("build", total_bytes, !o.quiet);
-            keys = read_all(inputs, hasher, bar,
+            keys = read_all(opened, hasher, bar,
                             [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
                               insert(hashes);
                             });
@@ -323,17 +345,38 @@ int run_build(const build_options& o) {
         *filter);
   }
 
-  // ---- write it ----------------------------------------------------------------
+  // A file that changed between the counting pass and the insert pass (a
+  // log still being written) gives a filter sized for other keys: refuse it
+  // rather than exit 0 with fewer or more keys than were counted.
+  if (counted && keys != *counted) {
+    throw error(errc::io, "the input changed while it was read: " + std::to_string(*counted) +
+                              " lines when counted, then " + std::to_string(keys) +
+                              " keys; nothing was written (copy a growing file first)");
+  }
+
+  // ---- report, then write ------------------------------------------------------
+  // --json's summary goes to stdout BEFORE the file is committed: if stdout
+  // cannot take it (a full disk), the build fails with nothing written, so
+  // a non-zero exit always means no output file (main checks stdout).
+  const filter_summary summary = summarize(*filter);
+  if (o.json) {
+    json_object line = summary_json(summary);
+    line.field("file", o.output).field("keys_read", keys);
+    std::fputs(line.line().c_str(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      throw error(errc::io, "cannot write to stdout (the --json summary); " + o.output + " was not written");
+    }
+  }
   const auto t_save = clock_type::now();
   save(*filter, o.output);
   times.save = seconds_since(t_save);
   times.total = seconds_since(start);
 
-  const filter_summary summary = summarize(*filter);
   if (keys == 0) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());
   }
+  const bool is_static = entry.make_static != nullptr;  // holds exactly its keys: never past capacity
   if (o.capacity && keys > *o.capacity && summary.kind == "scalable_bloom" && !summary.saturated) {
     // A scalable filter grows instead of saturating: say so, do not warn.
     if (!o.quiet) {
@@ -343,18 +386,14 @@ int run_build(const build_options& o) {
                    static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
                    100 * summary.estimated_fpr, 100 * o.fpr);
     }
-  } else if (o.capacity && keys > *o.capacity) {
+  } else if (o.capacity && keys > *o.capacity && !is_static) {
     std::fprintf(stderr,
                  "bloomkit: warning: %llu keys read but --capacity is %llu: the filter is past its design capacity; "
                  "its estimated FPR is now %.4g%% (target %.4g%%)\n",
                  static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
                  100 * summary.estimated_fpr, 100 * o.fpr);
   }
-  if (o.json) {
-    json_object line = summary_json(summary);
-    line.field("file", o.output).field("keys_read", keys);
-    std::fputs(line.line().c_str(), stdout);
-  } else if (!o.quiet) {
+  if (!o.json && !o.quiet) {
     std::fprintf(stderr, "bloomkit: wrote %s: %s, %llu keys, %llu bytes, %.2f bits/key, estimated FPR %.4g%%\n",
                  o.output.c_str(), summary.kind.c_str(), static_cast<unsigned long long>(keys),
                  static_cast<unsigned long long>(summary.size_bytes),
@@ -383,8 +422,9 @@ void register_build(CLI::App& app, command_table& table) {
       "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bkf --json\n\n"
       "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
       "little-endian bytes. One trailing \\r is dropped from every line (CRLF files work).\n"
-      "Without --capacity the keys are counted first (a second pass over files; stdin is\n"
-      "spooled as 8-byte hashes, in memory up to 64 MiB, then in $TMPDIR).");
+      "Without --capacity the keys are counted first (a second pass over regular files; stdin,\n"
+      "pipes and FIFOs are read once, spooled as 8-byte hashes, in memory up to 64 MiB, then in\n"
+      "$TMPDIR). The output may not be one of the inputs.");
   sub->add_option("inputs", o->inputs, "key files; - or nothing reads stdin");
   sub->add_option("-o,--output", o->output, "the filter file to write (appears only when complete)")->required();
   sub->add_option("-k,--kind", o->kind, "filter kind: " + kind_names() + " (default blocked)");

@@ -51,12 +51,21 @@ line_reader::line_reader(std::string path, std::size_t buffer_bytes) {
   }
   struct stat st {};
   if (::fstat(fd_, &st) == 0) {
+    device_ = static_cast<std::uint64_t>(st.st_dev);
+    inode_ = static_cast<std::uint64_t>(st.st_ino);
     if (S_ISDIR(st.st_mode)) {
       if (owns_fd_) ::close(fd_);
       throw error(errc::io, "cannot read " + name_ + ": it is a directory");
     }
     if (S_ISREG(st.st_mode)) {
-      size_hint_ = static_cast<std::uint64_t>(st.st_size);
+      // Stdin may be a file some earlier reader has partly consumed: start,
+      // and rewind to, where it stands now.
+      const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+      start_offset_ = at > 0 ? static_cast<std::uint64_t>(at) : 0;
+      size_hint_ = static_cast<std::uint64_t>(st.st_size) > start_offset_
+                       ? static_cast<std::uint64_t>(st.st_size) - start_offset_
+                       : 0;
+      regular_ = true;
       // Tell the kernel we read front to back, so it reads ahead further.
       (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
@@ -66,6 +75,15 @@ line_reader::line_reader(std::string path, std::size_t buffer_bytes) {
 
 line_reader::~line_reader() {
   if (owns_fd_) ::close(fd_);
+}
+
+void line_reader::rewind() {
+  if (!regular_) throw error(errc::io, "cannot read " + name_ + " twice: it is not a regular file");
+  if (::lseek(fd_, static_cast<off_t>(start_offset_), SEEK_SET) < 0) throw error(errc::io, os_error("cannot rewind", name_));
+  eof_ = false;
+  begin_ = 0;
+  end_ = 0;
+  bytes_read_ = 0;
 }
 
 std::string_view line_reader::next_chunk() {

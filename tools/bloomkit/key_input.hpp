@@ -77,6 +77,17 @@ class line_reader {
   [[nodiscard]] std::uint64_t bytes_read() const noexcept { return bytes_read_; }
   /// The input's size in bytes if it is a regular file, else 0.
   [[nodiscard]] std::uint64_t size_hint() const noexcept { return size_hint_; }
+  /// True when the input is a regular file, which can be read a second time
+  /// (rewind()). Pipes, FIFOs, process substitutions (/dev/fd/N), terminals
+  /// and character devices can be read only once.
+  [[nodiscard]] bool rewindable() const noexcept { return regular_; }
+  /// Starts over from the first byte (a regular file only; throws errc::io
+  /// otherwise or when the seek fails).
+  void rewind();
+  /// The file's identity (device, inode), to tell whether an output path
+  /// names this input (through any link).
+  [[nodiscard]] std::uint64_t device() const noexcept { return device_; }
+  [[nodiscard]] std::uint64_t inode() const noexcept { return inode_; }
 
  private:
   std::string name_;
@@ -88,6 +99,10 @@ class line_reader {
   std::size_t end_ = 0;    // end of the bytes read into buffer_
   std::uint64_t bytes_read_ = 0;
   std::uint64_t size_hint_ = 0;
+  bool regular_ = false;
+  std::uint64_t start_offset_ = 0;
+  std::uint64_t device_ = 0;
+  std::uint64_t inode_ = 0;
 };
 
 /// Removes one trailing '\r' (see the CRLF rule above).

@@ -1,36 +1,90 @@
 // tools/bloomkit/main.cpp - `bloomkit <command> [options]`.
 //
 // Each subcommand lives in its own file and registers itself here through
-// the functions declared in commands.hpp.
+// the functions declared in commands.hpp. main owns what every command
+// shares: the one message form on stderr (`bloomkit: WHERE: what`), the exit
+// codes (0 ok, 1 usage, 2 data), the unknown-command suggestion, values that
+// begin with '-' read as data (argv_rewrite.hpp), and the final check of
+// stdout: a command whose output could not be written (a full disk,
+// /dev/full) exits 2 instead of 0.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
 
+#include "argv_rewrite.hpp"
 #include "bloomkit/error.hpp"
 #include "commands.hpp"
 
+namespace {
+
+/// Prints `bloomkit: MESSAGE` once: library messages that carry their own
+/// "bloomkit: " prefix (file_format's) lose it, so it is never doubled.
+void report(std::string message) {
+  static constexpr std::string_view prefix = "bloomkit: ";
+  for (std::size_t at = message.find(prefix); at != std::string::npos; at = message.find(prefix, at)) {
+    message.erase(at, prefix.size());
+  }
+  std::fprintf(stderr, "bloomkit: %s\n", message.c_str());
+}
+
+/// Flushes stdout (C and C++ streams) and turns a failed write into exit 2:
+/// output that did not arrive must not look like success.
+int checked_exit(int rc) {
+  std::cout.flush();
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int code = errno;
+  if (flush_failed || std::ferror(stdout) || !std::cout.good()) {
+    report(std::string("cannot write to stdout") + (code != 0 ? std::string(": ") + std::strerror(code) : ""));
+    return rc == bloomkit::cli::exit_ok ? bloomkit::cli::exit_data : rc;
+  }
+  return rc;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"bloomkit: build, query and inspect Bloom filters and their relatives"};
+  app.name("bloomkit");  // parse(vector) does not take the name from argv[0]
   app.require_subcommand(1);
   app.set_version_flag("--version", "bloomkit 0.1.0");
   bloomkit::cli::register_commands(app);
+  std::vector<std::string> args;
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : bloomkit::cli::exit_usage;
+    args = bloomkit::cli::rewrite_arguments(app, argc, argv);
+  } catch (const bloomkit::cli::usage_error& e) {
+    report(e.what());
+    return bloomkit::cli::exit_usage;
   }
   try {
-    return bloomkit::cli::run_selected(app);
+    // CLI11 takes the arguments in reverse order (it pops from the back).
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return checked_exit(rc == 0 ? 0 : bloomkit::cli::exit_usage);
+  }
+  try {
+    return checked_exit(bloomkit::cli::run_selected(app));
   } catch (const bloomkit::cli::usage_error& e) {
-    std::fprintf(stderr, "bloomkit: %s\n", e.what());
-    return bloomkit::cli::exit_usage;
+    report(e.what());
+    return checked_exit(bloomkit::cli::exit_usage);
   } catch (const bloomkit::error& e) {
-    std::fprintf(stderr, "bloomkit: %s\n", e.what());
-    return bloomkit::cli::exit_data;
+    report(e.what());
+    return checked_exit(bloomkit::cli::exit_data);
+  } catch (const std::bad_alloc&) {
+    report("out of memory: the filter or its input does not fit in this machine's memory "
+           "(a smaller --capacity or a larger --fpr needs less)");
+    return checked_exit(bloomkit::cli::exit_data);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "bloomkit: %s\n", e.what());
-    return bloomkit::cli::exit_data;
+    report(e.what());
+    return checked_exit(bloomkit::cli::exit_data);
   }
 }

@@ -5,7 +5,8 @@
 // blocks and k); the first difference found is named, with both values and
 // both files, and nothing is written (exit 2). The result keeps the first
 // file's capacity and target FPR, and is written atomically (file_format's
-// save), so OUT may also be one of the inputs.
+// save). OUT may not be one of the inputs (output_guard.hpp): an intersection
+// written over its input cannot be undone; write a new file, then rename it.
 //
 // What the result means: the union of two Bloom filters is exactly the filter
 // of the union of their sets. The intersection's bits are a superset of the
@@ -24,6 +25,7 @@
 #include "commands.hpp"
 #include "filter_summary.hpp"
 #include "json_out.hpp"
+#include "output_guard.hpp"
 
 namespace bloomkit::cli {
 
@@ -52,6 +54,7 @@ hash_spec hash_of(const F& f) {
 int run_set_op(set_op op, const set_options& o) {
   const char* verb = op == set_op::merge ? "merge" : "intersect";
   if (o.inputs.size() < 2) throw usage_error(std::string(verb) + " needs at least two filter files");
+  refuse_output_over_inputs(o.output, o.inputs);
 
   any_filter result = load(std::filesystem::path(o.inputs[0]));
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
@@ -93,13 +96,19 @@ int run_set_op(set_op op, const set_options& o) {
         result);
   }
 
-  save(result, o.output);
+  // The --json summary first, then the commit (as in build): a lost
+  // summary fails the command with nothing written.
   const filter_summary summary = summarize(result);
   if (o.json) {
     json_object line = summary_json(summary);
     line.field("file", o.output);
     std::fputs(line.line().c_str(), stdout);
-  } else if (!o.quiet) {
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      throw error(errc::io, "cannot write to stdout (the --json summary); " + o.output + " was not written");
+    }
+  }
+  save(result, o.output);
+  if (!o.json && !o.quiet) {
     std::fprintf(stderr, "bloomkit: wrote %s: %s of %zu filters, %llu inserted, estimated FPR %.4g%%\n",
                  o.output.c_str(), op == set_op::merge ? "union" : "intersection", o.inputs.size(),
                  static_cast<unsigned long long>(summary.inserted), 100 * summary.estimated_fpr);
