@@ -78,7 +78,8 @@ struct fuse_case {
 };
 
 template <class F>
-void sweep_fuse(std::uint32_t arity, const std::vector<std::uint64_t>& sizes, std::uint32_t& worst_attempts) {
+void sweep_fuse(std::uint32_t arity, const std::vector<std::uint64_t>& sizes, std::uint32_t& worst_attempts,
+                std::uint64_t* worst_n = nullptr) {
   binary_fuse_options options;
   options.arity = arity;
   for (const auto n : sizes) {
@@ -88,6 +89,7 @@ void sweep_fuse(std::uint32_t arity, const std::vector<std::uint64_t>& sizes, st
                                std::to_string(arity) + " n " + std::to_string(n) + " set " + std::to_string(which);
       try {
         const F filter(keys, options);
+        if (filter.attempts() > worst_attempts && worst_n != nullptr) *worst_n = n;
         worst_attempts = std::max(worst_attempts, filter.attempts());
         expect_contains_all(filter, keys, what);
       } catch (const error& e) {
@@ -102,10 +104,12 @@ TEST(StaticSweep, BinaryFuseBuildsForEveryN) {
   const auto sizes = sweep_sizes();
   for (const std::uint32_t arity : {3u, 4u}) {
     std::uint32_t worst8 = 0, worst16 = 0;
-    sweep_fuse<binary_fuse8>(arity, sizes, worst8);
+    std::uint64_t worst_n = 0;
+    sweep_fuse<binary_fuse8>(arity, sizes, worst8, &worst_n);
     sweep_fuse<binary_fuse16>(arity, sizes, worst16);
-    std::printf("binary fuse arity %u: worst attempts %u (8-bit), %u (16-bit) over %zu sizes x %d key sets\n",
-                arity, worst8, worst16, sizes.size(), key_sets());
+    std::printf("binary fuse arity %u: worst attempts %u (8-bit, at n = %llu), %u (16-bit) over %zu sizes x %d key "
+                "sets\n",
+                arity, worst8, static_cast<unsigned long long>(worst_n), worst16, sizes.size(), key_sets());
   }
 }
 
