@@ -33,6 +33,7 @@
 
 #include "bloomkit/file_format.hpp"
 #include "bloomkit/parallel_build.hpp"
+#include "bloomkit/sizing.hpp"
 #include "commands.hpp"
 #include "filter_summary.hpp"
 #include "json_out.hpp"
@@ -50,7 +51,9 @@ struct build_options {
   std::string output;
   std::string kind = "blocked";
   double fpr = 0.01;
-  std::optional<std::uint64_t> capacity;
+  std::optional<std::int64_t> capacity;  // signed, so "-5" is refused as negative, not wrapped
+  std::optional<std::uint64_t> bits;
+  std::optional<std::uint32_t> hashes;
   std::string format = "text";
   unsigned threads = 1;
   std::optional<std::string> hash;
@@ -240,12 +243,41 @@ std::uint64_t read_all(opened_inputs& inputs, key_hasher& hasher, progress_bar& 
   return keys;
 }
 
+/// Refuses (usage error, exit 1) a filter larger than this machine's memory,
+/// naming the bytes it would need, instead of letting the allocation fail
+/// with a bare std::bad_alloc. The estimate is the standard filter's bits
+/// per key (every incremental kind needs about that or more; counting 4x).
+void check_fits_in_memory(const kind_entry& entry, std::uint64_t capacity, double fpr) {
+  const double per_key = sizing::bits_per_key_for(fpr) * (entry.kind == filter_kind::counting_bloom ? 4.0 : 1.0);
+  const double bytes = static_cast<double>(capacity) * per_key / 8.0;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return;
+  const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
+  if (bytes <= memory) return;
+  char message[320];
+  std::snprintf(message, sizeof message,
+                "--capacity %llu at --fpr %g needs about %.3g bytes (%.3g GiB) for --kind %s; this machine has "
+                "%.3g GiB of memory. Use a smaller --capacity (or a larger --fpr), or build per partition and merge.",
+                static_cast<unsigned long long>(capacity), fpr, bytes, bytes / 1073741824.0,
+                std::string(entry.name).c_str(), memory / 1073741824.0);
+  throw usage_error(message);
+}
+
 int run_build(const build_options& o) {
   const auto start = clock_type::now();
   const kind_entry& entry = find_kind(o.kind);
   const key_format format = parse_key_format(o.format);
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
-  if (o.capacity && *o.capacity == 0) throw usage_error("--capacity must be at least 1");
+  if (o.capacity && *o.capacity <= 0) {
+    throw usage_error("--capacity must be at least 1, got " + std::to_string(*o.capacity));
+  }
+  if (o.bits && *o.bits == 0) throw usage_error("--bits must be at least 1");
+  if (o.hashes && *o.hashes == 0) throw usage_error("--hashes must be at least 1");
+  if ((o.bits || o.hashes) && entry.make_exact == nullptr) {
+    throw usage_error("--bits and --hashes apply to --kind standard, blocked, split-block and counting, not " +
+                      std::string(entry.name));
+  }
   if (o.threads == 0) throw usage_error("--threads must be at least 1");
   hash_spec spec = entry.default_hash;
   if (o.hash) spec.algorithm = parse_hash_algorithm(*o.hash);
@@ -268,7 +300,7 @@ int run_build(const build_options& o) {
   if (entry.make_static != nullptr) {
     // ---- a static kind: every hash in memory, then one construction ----------
     std::vector<std::uint64_t> all;
-    if (o.capacity) all.reserve(*o.capacity);
+    if (o.capacity) all.reserve(static_cast<std::size_t>(std::min<std::int64_t>(*o.capacity, std::int64_t{1} << 24)));
     progress_bar bar("read", total_bytes, !o.quiet);
     keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
       all.insert(all.end(), hashes.begin(), hashes.end());
@@ -282,7 +314,13 @@ int run_build(const build_options& o) {
     std::optional<hash_spool> spool;
     std::uint64_t capacity = 0;
     if (o.capacity) {
-      capacity = *o.capacity;
+      capacity = static_cast<std::uint64_t>(*o.capacity);
+      if (!o.bits) {
+        // Before reading anything: a size this machine cannot hold, or a
+        // target the kind reaches only with far too many bits, is a usage error.
+        check_fpr_reachable(entry, capacity, o.fpr);
+        check_fits_in_memory(entry, capacity, o.fpr);
+      }
     } else if (opened.all_rewindable) {
       // Regular files only: count the lines, then read them again.
       const auto t = clock_type::now();
@@ -308,8 +346,17 @@ int run_build(const build_options& o) {
     }
 
     // The formulas need n >= 1; an empty input gives an empty filter sized for one key.
+    capacity = std::max<std::uint64_t>(capacity, 1);
     const auto t_construct = clock_type::now();
-    filter.emplace(entry.make(std::max<std::uint64_t>(capacity, 1), o.fpr, spec));
+    if (o.bits || o.hashes) {
+      filter.emplace(entry.make_exact(o.bits.value_or(0), o.hashes.value_or(0), capacity, o.fpr, spec));
+    } else {
+      if (!o.capacity) {
+        check_fpr_reachable(entry, capacity, o.fpr);
+        check_fits_in_memory(entry, capacity, o.fpr);
+      }
+      filter.emplace(entry.make(capacity, o.fpr, spec));
+    }
     times.construct = seconds_since(t_construct);
 
     // ---- fill it -------------------------------------------------------------
@@ -377,7 +424,8 @@ int run_build(const build_options& o) {
                  o.output.c_str());
   }
   const bool is_static = entry.make_static != nullptr;  // holds exactly its keys: never past capacity
-  if (o.capacity && keys > *o.capacity && summary.kind == "scalable_bloom" && !summary.saturated) {
+  if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && summary.kind == "scalable_bloom" &&
+      !summary.saturated) {
     // A scalable filter grows instead of saturating: say so, do not warn.
     if (!o.quiet) {
       std::fprintf(stderr,
@@ -386,7 +434,7 @@ int run_build(const build_options& o) {
                    static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
                    100 * summary.estimated_fpr, 100 * o.fpr);
     }
-  } else if (o.capacity && keys > *o.capacity && !is_static) {
+  } else if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && !is_static) {
     std::fprintf(stderr,
                  "bloomkit: warning: %llu keys read but --capacity is %llu: the filter is past its design capacity; "
                  "its estimated FPR is now %.4g%% (target %.4g%%)\n",
@@ -421,7 +469,8 @@ void register_build(CLI::App& app, command_table& table) {
       "  seq 1 1000000 | bloomkit build --format u64 --kind split-block -o ids.bkf\n"
       "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bkf --json\n\n"
       "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
-      "little-endian bytes. One trailing \\r is dropped from every line (CRLF files work).\n"
+      "little-endian bytes; i64 = a signed decimal integer, 8 bytes two's complement (Parquet INT64).\n"
+      "One trailing \\r is dropped from every line (CRLF files work).\n"
       "Without --capacity the keys are counted first (a second pass over regular files; stdin,\n"
       "pipes and FIFOs are read once, spooled as 8-byte hashes, in memory up to 64 MiB, then in\n"
       "$TMPDIR). The output may not be one of the inputs.");
@@ -430,7 +479,13 @@ void register_build(CLI::App& app, command_table& table) {
   sub->add_option("-k,--kind", o->kind, "filter kind: " + kind_names() + " (default blocked)");
   sub->add_option("-p,--fpr", o->fpr, "target false-positive rate in (0, 1) (default 0.01)");
   sub->add_option("-n,--capacity", o->capacity, "design number of keys (default: count the input)");
-  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_option("--bits", o->bits,
+                  "exact size in bits (counters for counting; rounded up to whole blocks); the design point is then "
+                  "--capacity or the keys counted, at the FPR the formula gives");
+  sub->add_option("--hashes", o->hashes,
+                  "exact probes per key (k) for standard, blocked and counting; with --bits, or alone to size for "
+                  "--fpr with this k");
+  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
   sub->add_option("-t,--threads", o->threads, "threads for inserting standard, blocked and split-block filters (default 1); the file is the same for any count");
   sub->add_option("--hash", o->hash, "hash algorithm: xxh3_64 or xxh64 (default: xxh64 for split-block, else xxh3_64)");
   sub->add_option("--seed", o->seed, "hash seed (default 0)");

@@ -26,10 +26,25 @@ namespace {
 
 /// Prints `bloomkit: MESSAGE` once: library messages that carry their own
 /// "bloomkit: " prefix (file_format's) lose it, so it is never doubled.
+void erase_all(std::string& text, std::string_view what) {
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at)) text.erase(at, what.size());
+}
+
+/// Prints `bloomkit: WHERE: what` once. Library messages carry their own
+/// decorations, which are folded into that one form: a "bloomkit: " or
+/// "bloomkit file: " prefix is dropped, a leading "'FILE': " becomes
+/// "FILE: ", and the file is then not named a second time ("cannot map
+/// 'x.bkf': ..." after "x.bkf: ").
 void report(std::string message) {
-  static constexpr std::string_view prefix = "bloomkit: ";
-  for (std::size_t at = message.find(prefix); at != std::string::npos; at = message.find(prefix, at)) {
-    message.erase(at, prefix.size());
+  erase_all(message, "bloomkit: ");
+  erase_all(message, "bloomkit file: ");
+  if (message.size() > 2 && message[0] == '\'') {
+    const std::size_t close = message.find("': ", 1);
+    if (close != std::string::npos) {
+      const std::string file = message.substr(1, close - 1);
+      message = file + ": " + message.substr(close + 3);
+      erase_all(message, " '" + file + "'");
+    }
   }
   std::fprintf(stderr, "bloomkit: %s\n", message.c_str());
 }

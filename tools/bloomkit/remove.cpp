@@ -68,10 +68,8 @@ void append_hex_bytes(std::string& out, std::string_view bytes) {
 void append_answer(std::string& out, const remove_options& o, key_format format, std::string_view line, bool removed) {
   if (o.json) {
     out += "{\"key\":";
-    if (format == key_format::u64) {
-      std::uint64_t value = 0;
-      (void)parse_u64(line, value);  // already validated when hashed
-      append_json_integer(out, value);
+    if (is_integer_format(format)) {
+      append_integer_key(out, format, line);  // validated when hashed
     } else {
       append_json_string(out, line);
       if (format == key_format::text && !is_valid_utf8(line)) {
@@ -172,7 +170,7 @@ void register_remove(CLI::App& app, command_table& table) {
   sub->add_option("file", o->file, "the counting filter file")->required();
   sub->add_option("keys", o->keys, "keys to remove (else --input files or stdin)");
   sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
-  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
   sub->add_option("-o,--output", o->output, "write the result here instead of back to FILE (atomically)");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"removed\": true|false}");
   sub->add_flag("-q,--quiet", o->quiet, "no summary line on stderr");

@@ -42,6 +42,17 @@ struct set_options {
 
 std::string hash_words(hash_spec h) { return std::string(to_string(h.algorithm)) + " seed " + std::to_string(h.seed); }
 
+/// "bits 1024, k 7, blocks 2 (capacity 100, target FPR 1%)": what must agree.
+std::string shape_words(const filter_summary& s) {
+  std::string out;
+  if (s.bits) out += "bits " + std::to_string(*s.bits);
+  if (s.k) out += (out.empty() ? "" : ", ") + std::string("k ") + std::to_string(*s.k);
+  if (s.blocks) out += (out.empty() ? "" : ", ") + std::string("blocks ") + std::to_string(*s.blocks);
+  char fpr[32];
+  std::snprintf(fpr, sizeof fpr, "%g", s.target_fpr);
+  return out + " (built for --capacity " + std::to_string(s.capacity) + " --fpr " + fpr + ")";
+}
+
 template <class F>
 hash_spec hash_of(const F& f) {
   if constexpr (requires { f.hash(); }) {
@@ -89,8 +100,13 @@ int run_set_op(set_op op, const set_options& o) {
               }
             }
           } catch (const error& e) {
-            // The library names the differing parameter; add the files.
-            throw error(e.code(), prefix + e.what());
+            // The library names the differing parameter; add each file with
+            // its own figures, and the fix.
+            if (e.code() != errc::mismatch) throw error(e.code(), prefix + e.what());
+            throw error(e.code(), prefix + e.what() + "; " + o.inputs[0] + ": " + shape_words(summarize_one(a, kind_of(result))) +
+                                      "; " + o.inputs[i] + ": " + shape_words(summarize_one(b, kind_of(other))) +
+                                      ". Build both with the same --kind, --capacity and --fpr (or the same --bits and "
+                                      "--hashes) to " + verb + " them");
           }
         },
         result);
