@@ -1,6 +1,6 @@
 // bloomkit/split_block_bloom.hpp - the Parquet split-block Bloom filter (SBBF).
 //
-// Bit-exact with Apache Parquet's BloomFilter.md (facts in ../shared/PARQUET.md):
+// Bit-exact with Apache Parquet's BloomFilter.md (facts in docs/PARQUET.md):
 //   blocks of eight 32-bit words (256 bits); block i = ((h >> 32) * z) >> 32;
 //   x = low 32 bits of h; word w gets bit (uint32)(x * SALT[w]) >> 27;
 //   keys hashed with XXH64, seed 0, over the value's plain encoding;
@@ -23,7 +23,8 @@
 #include <span>
 #include <vector>
 
-#include "bloomkit/detail/block_filter.hpp"
+#include "bloomkit/block_filter.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/detail/simd.hpp"
 
 namespace bloomkit {
@@ -139,7 +140,7 @@ using split_block_bloom = block_filter<detail::split_block_policy>;
 using split_block_bloom_view = block_filter_view<detail::split_block_policy>;
 
 /// A split_block_bloom sized exactly as a Parquet writer sizes its filters
-/// for `ndv` distinct values at `fpp` (../shared/PARQUET.md §5), so that
+/// for `ndv` distinct values at `fpp` (docs/PARQUET.md §5), so that
 /// inserting the same values yields the writer's bytes. Hash: XXH64 seed 0.
 inline split_block_bloom parquet_sized_split_block(std::uint64_t ndv, double fpp,
                                                    sizing::parquet_writer writer = sizing::parquet_writer::duckdb) {
@@ -182,5 +183,18 @@ inline split_block_bloom from_parquet_bitset(std::span<const std::byte> bitset, 
   const std::uint64_t count = blocks.size();
   return split_block_bloom(block_filter_params{count, 8, capacity, target_fpr, hash}, std::move(blocks), 0);
 }
+
+/// split_block_bloom's facts (filter.hpp).
+template <>
+struct kind_traits<split_block_bloom> {
+  static constexpr filter_kind kind = filter_kind::split_block_bloom;
+  static constexpr hash_spec default_hash = detail::split_block_policy::default_hash;
+  static constexpr bool is_static = false;
+  static constexpr bool grows = false;
+};
+template <>
+struct kind_traits<split_block_bloom_view> : kind_traits<split_block_bloom> {};
+
+static_assert(incremental_filter<split_block_bloom> && filter<split_block_bloom_view>);
 
 }  // namespace bloomkit

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,7 +92,7 @@ inline constexpr std::size_t parallel_insert_hashes = std::size_t{1} << 20;
 /// the result is bit-identical to the single-threaded insert_many, so
 /// --threads never changes the output file. Other kinds (counting,
 /// scalable) insert on one thread. Static kinds (binary fuse, ribbon) never
-/// get here: their kind_entry has make_static, which takes all hashes at once.
+/// get here: kind_traits<F>::is_static sends them to build_static_filter.
 template <class Filter>
 void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigned threads) {
   if constexpr (parallel_insertable<Filter>) {
@@ -100,12 +101,10 @@ void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigne
       return;
     }
   }
-  if constexpr (requires { filter.insert_many(hashes); }) {
+  if constexpr (incremental_filter<Filter>) {
     filter.insert_many(hashes);
-  } else if constexpr (requires { filter.insert_hash(hashes[0]); }) {
-    for (const std::uint64_t h : hashes) filter.insert_hash(h);
   } else {
-    throw error(errc::unsupported, "this filter kind is built from all keys at once; its kind_entry needs make_static");
+    throw error(errc::unsupported, "this filter kind is built from all keys at once (kind_traits<F>::is_static)");
   }
 }
 
@@ -243,6 +242,20 @@ std::uint64_t read_all(opened_inputs& inputs, key_hasher& hasher, progress_bar& 
   return keys;
 }
 
+/// Binary fuse fingerprints are 8 or 16 bits (kind_traits<binary_fuse>::
+/// fpr_bits picks the narrower one meeting --fpr): a target between 2^-8
+/// and 2^-15 costs the 16-bit width, about 18 bits per key, where Ribbon
+/// needs about 1.05 ceil(log2(1/p)) and a standard filter 1.44 log2(1/p).
+/// The user asked for this kind, so it is built; a note says what it costs.
+void note_static_width(const kind_entry& entry, double fpr) {
+  if (entry.kind != filter_kind::binary_fuse || fpr >= 1.0 / 256 || fpr <= std::ldexp(1.0, -15)) return;
+  const double r = std::ceil(-std::log2(fpr) - 1e-9);
+  std::fprintf(stderr,
+               "bloomkit: note: binary fuse fingerprints are 8 or 16 bits; --fpr %g needs 16 (about 18 bits per key, "
+               "FPR 0.0015%%). --kind ribbon meets it with about %.1f bits per key, --kind standard with %.1f\n",
+               fpr, 1.05 * r, sizing::bits_per_key_for(fpr));
+}
+
 /// Refuses (usage error, exit 1) a filter larger than this machine's memory,
 /// naming the bytes it would need, instead of letting the allocation fail
 /// with a bare std::bad_alloc. The estimate is the standard filter's bits
@@ -267,6 +280,7 @@ void check_fits_in_memory(const kind_entry& entry, std::uint64_t capacity, doubl
 int run_build(const build_options& o) {
   const auto start = clock_type::now();
   const kind_entry& entry = find_kind(o.kind);
+  const kind_info info = info_of(entry.kind);
   const key_format format = parse_key_format(o.format);
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   if (o.capacity && *o.capacity <= 0) {
@@ -274,12 +288,12 @@ int run_build(const build_options& o) {
   }
   if (o.bits && *o.bits == 0) throw usage_error("--bits must be at least 1");
   if (o.hashes && *o.hashes == 0) throw usage_error("--hashes must be at least 1");
-  if ((o.bits || o.hashes) && entry.make_exact == nullptr) {
+  if ((o.bits || o.hashes) && !has_exact_parameters(entry.kind)) {
     throw usage_error("--bits and --hashes apply to --kind standard, blocked, split-block and counting, not " +
                       std::string(entry.name));
   }
   if (o.threads == 0) throw usage_error("--threads must be at least 1");
-  hash_spec spec = entry.default_hash;
+  hash_spec spec = info.default_hash;
   if (o.hash) spec.algorithm = parse_hash_algorithm(*o.hash);
   if (o.seed) spec.seed = *o.seed;
 
@@ -297,7 +311,18 @@ int run_build(const build_options& o) {
 
   std::optional<any_filter> filter;
   std::optional<std::uint64_t> counted;  // lines found by a counting pass
-  if (entry.make_static != nullptr) {
+  if (info.is_static) {
+    // Static kinds: the stored width fixes the FPR at 2^-f, so --fpr picks the
+    // narrowest width at or below it (kind_traits<F>::fpr_bits).
+    if (o.fpr < min_fpr_of(entry.kind)) {
+      char figure[64];
+      std::snprintf(figure, sizeof figure, "%g", o.fpr);
+      throw usage_error("--kind " + std::string(entry.name) + " reaches FPR 2^-16 (0.0000153) at best; --fpr " + figure +
+                        " is below that: use --kind standard, which reaches any FPR (" +
+                        std::to_string(static_cast<int>(std::ceil(sizing::bits_per_key_for(o.fpr)))) +
+                        " bits per key here)");
+    }
+    note_static_width(entry, o.fpr);
     // ---- a static kind: every hash in memory, then one construction ----------
     std::vector<std::uint64_t> all;
     if (o.capacity) all.reserve(static_cast<std::size_t>(std::min<std::int64_t>(*o.capacity, std::int64_t{1} << 24)));
@@ -307,7 +332,7 @@ int run_build(const build_options& o) {
     });
     bar.finish();
     const auto t = clock_type::now();
-    filter.emplace(entry.make_static(all, o.fpr, spec));
+    filter.emplace(build_static_filter(entry.kind, all, o.fpr, spec));
     times.construct = seconds_since(t);
   } else {
     // ---- size the filter -----------------------------------------------------
@@ -349,13 +374,13 @@ int run_build(const build_options& o) {
     capacity = std::max<std::uint64_t>(capacity, 1);
     const auto t_construct = clock_type::now();
     if (o.bits || o.hashes) {
-      filter.emplace(entry.make_exact(o.bits.value_or(0), o.hashes.value_or(0), capacity, o.fpr, spec));
+      filter.emplace(make_exact_filter(entry.kind, o.bits.value_or(0), o.hashes.value_or(0), capacity, o.fpr, spec));
     } else {
       if (!o.capacity) {
         check_fpr_reachable(entry, capacity, o.fpr);
         check_fits_in_memory(entry, capacity, o.fpr);
       }
-      filter.emplace(entry.make(capacity, o.fpr, spec));
+      filter.emplace(make_filter(entry.kind, capacity, o.fpr, spec));
     }
     times.construct = seconds_since(t_construct);
 
@@ -423,9 +448,8 @@ int run_build(const build_options& o) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());
   }
-  const bool is_static = entry.make_static != nullptr;  // holds exactly its keys: never past capacity
-  if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && summary.kind == "scalable_bloom" &&
-      !summary.saturated) {
+  const bool is_static = info.is_static;  // holds exactly its keys: never past capacity
+  if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && info.grows && !summary.saturated) {
     // A scalable filter grows instead of saturating: say so, do not warn.
     if (!o.quiet) {
       std::fprintf(stderr,
