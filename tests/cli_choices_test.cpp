@@ -81,6 +81,7 @@ TEST(CliSizes, HugeCapacityNamesTheBytesAndExitsOne) {
     const auto r = run_cli({"build", "--kind", kind, "--capacity", "10000000000000", "-o", "h.bkf"}, "a\n", dir);
     EXPECT_EQ(r.rc, 1) << r.err;
     EXPECT_TRUE(mentions(r, "bytes")) << r.err;
+    EXPECT_TRUE(mentions(r, "GiB of memory")) << "names the memory, not a floor: " << r.err;
     EXPECT_FALSE(mentions(r, "bad_alloc")) << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "h.bkf"));

@@ -72,6 +72,26 @@ TEST(CliParquetUnusable, OneBadHeaderLeavesTheOtherChunksWorking) {
   EXPECT_EQ(run_cli({"parquet", "extract", "bad.parquet", "value", "--row-group", "1", "-o", "y.bkf"}, {}, dir).rc, 0);
 }
 
+// `parquet extract` used to record inserted 0 beside an estimate in the
+// thousands, and a capacity made up from a 1 % rule (issue 17, item 13).
+TEST(CliParquetUnusable, ExtractRecordsWhatTheFileSays) {
+  scratch_dir dir;
+  std::string values;
+  for (int i = 0; i < 3000; ++i) values += std::to_string(i) + "\n";
+  write_file(dir / "v.txt", values);
+  ASSERT_EQ(run_cli({"parquet", "write", "v.txt", "--type", "int64", "-o", "t.parquet"}, {}, dir).rc, 0);
+  ASSERT_EQ(run_cli({"parquet", "extract", "t.parquet", "value", "-o", "t.bkf"}, {}, dir).rc, 0);
+  const auto r = run_cli({"info", "t.bkf", "--json"}, {}, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["capacity"], 3000) << "the chunk's value count";
+  const auto inserted = j["inserted"].get<double>();
+  EXPECT_GT(inserted, 2700.0);
+  EXPECT_LE(inserted, 3000.0);
+  EXPECT_NEAR(inserted, j["estimated_cardinality"].get<double>(), 1.0);
+  EXPECT_FALSE(j["saturated"]);
+}
+
 TEST(CliParquetUnusable, DirectoryIsNamedAsOne) {
   scratch_dir dir;
   std::filesystem::create_directory(dir / "dataset.parquet");

@@ -343,8 +343,8 @@ int run_build(const build_options& o) {
       if (!o.bits) {
         // Before reading anything: a size this machine cannot hold, or a
         // target the kind reaches only with far too many bits, is a usage error.
-        check_fpr_reachable(entry, capacity, o.fpr);
         check_fits_in_memory(entry, capacity, o.fpr);
+        check_fpr_reachable(entry, capacity, o.fpr);
       }
     } else if (opened.all_rewindable) {
       // Regular files only: count the lines, then read them again.
@@ -377,8 +377,8 @@ int run_build(const build_options& o) {
       filter.emplace(make_exact_filter(entry.kind, o.bits.value_or(0), o.hashes.value_or(0), capacity, o.fpr, spec));
     } else {
       if (!o.capacity) {
-        check_fpr_reachable(entry, capacity, o.fpr);
         check_fits_in_memory(entry, capacity, o.fpr);
+        check_fpr_reachable(entry, capacity, o.fpr);
       }
       filter.emplace(make_filter(entry.kind, capacity, o.fpr, spec));
     }

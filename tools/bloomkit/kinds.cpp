@@ -177,7 +177,7 @@ void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double
                ? sizing::split_block_blocks_for(n, target_fpr) * 256
                : sizing::blocked_blocks_for(n, target_fpr, 512, blocked_max_k).blocks * 512;
   } catch (const error&) {
-    bits = std::numeric_limits<std::uint64_t>::max();  // more than 2^32 blocks: far past any sensible size
+    return;  // more than 2^32 blocks: the construction reports that size itself
   }
   const double per_key = static_cast<double>(bits) / static_cast<double>(n);
   // Twice the standard filter's bits, plus two blocks: a handful of keys in

@@ -16,6 +16,8 @@
 // include/bloomkit/parquet/values.hpp); --hex takes the exact bytes.
 // Exit codes as everywhere: 0 ok, 1 usage, 2 bad data (the message names the
 // file, row group, column or value).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -26,6 +28,8 @@
 
 #include "bloomkit/file_format.hpp"
 #include "bloomkit/parquet.hpp"
+#include "bloomkit/sizing.hpp"
+#include "bloomkit/split_block_bloom.hpp"
 #include "commands.hpp"
 #include "json_out.hpp"
 #include "key_input.hpp"
@@ -218,9 +222,30 @@ int run_extract(const parquet_options& o) {
     throw error(errc::invalid_argument, o.file + ": row group " + std::to_string(o.row_group) + " column " +
                                             file.metadata().columns[c].dotted_path() + " has no Bloom filter");
   }
-  bloomkit::save(filter->filter, std::filesystem::path(o.output));
-  std::fprintf(stderr, "wrote %s: split_block_bloom, %llu bytes, fill %.4f\n", o.output.c_str(),
-               static_cast<unsigned long long>(filter->filter.size_in_bytes()), filter->filter.fill_ratio());
+  // The file records neither how many values were inserted nor the design
+  // point. Record what the file does say: the chunk's value count as the
+  // capacity (the writer inserted at most that many), the FPR the formula
+  // gives at that count, and, as inserted, the distinct values estimated
+  // from the bits (never more than the value count). Not 0 beside an
+  // estimate of thousands, and not a capacity made up from a 1 % rule.
+  const split_block_bloom& bits = filter->filter;
+  const auto values = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(1, file.metadata().row_groups[o.row_group].columns[c].num_values));
+  const double estimate = bits.estimated_cardinality();
+  const std::uint64_t inserted =
+      std::isfinite(estimate) ? std::min<std::uint64_t>(values, static_cast<std::uint64_t>(std::llround(estimate)))
+                              : values;
+  const double fpr = std::clamp(sizing::split_block_fpr(static_cast<double>(bits.num_blocks()), static_cast<double>(values)),
+                                1e-300, 0.999999);
+  const split_block_bloom truthful(block_filter_params{bits.num_blocks(), 8, values, fpr, bits.hash()},
+                                   std::vector<split_block_bloom::block_type>(bits.blocks().begin(), bits.blocks().end()),
+                                   inserted);
+  bloomkit::save(truthful, std::filesystem::path(o.output));
+  std::fprintf(stderr,
+               "wrote %s: split_block_bloom, %llu bytes, fill %.4f; capacity %llu (the chunk's values), inserted %llu "
+               "(distinct values estimated from the bits: the Parquet file does not record it)\n",
+               o.output.c_str(), static_cast<unsigned long long>(truthful.size_in_bytes()), truthful.fill_ratio(),
+               static_cast<unsigned long long>(values), static_cast<unsigned long long>(inserted));
   return exit_ok;
 }
 
