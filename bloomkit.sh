@@ -8,6 +8,7 @@
 #   ./bloomkit.sh build [PRESET]  configure and build a CMake preset (default release)
 #   ./bloomkit.sh bench [ARGS]    build and run bench/compare (ARGS passed through)
 #   ./bloomkit.sh serve [--port N]  build the playground and serve it on 127.0.0.1
+#   ./bloomkit.sh install [PREFIX]  build the CLI and install it (default ~/.local/bin)
 #
 # Every command installs what it needs first; when nothing is missing that
 # step is silent. Set BLOOMKIT_JOBS to limit build parallelism,
@@ -238,10 +239,34 @@ cmd_test() {
   [ "$FAILED" -eq 0 ]
 }
 
+# Builds only the command-line tool (not every test and benchmark), with the
+# build's own progress on screen. The binary is build/release/bloomkit.
+build_cli() {
+  say "building the bloomkit command-line tool (build/release/bloomkit)"
+  cmake --preset release >/dev/null
+  cmake --build build/release --target bloomkit_cli -j "$JOBS" >&2
+}
+
 cmd_demo() {
   setup_core
-  build_preset release >/dev/null
+  build_cli
+  say "running build/release/bloomkit demo $*"
   exec build/release/bloomkit demo "$@"
+}
+
+# ./bloomkit.sh install [PREFIX]: the CLI to PREFIX/bin and the headers and
+# CMake package to PREFIX/include and PREFIX/lib (default ~/.local).
+cmd_install() {
+  local prefix="${1:-$HOME/.local}"
+  setup_core
+  build_cli
+  say "installing to $prefix"
+  cmake --install build/release --prefix "$prefix" >/dev/null
+  echo "installed $prefix/bin/bloomkit"
+  case ":$PATH:" in
+    *":$prefix/bin:"*) ;;
+    *) echo "add it to PATH: export PATH=\"$prefix/bin:\$PATH\"" ;;
+  esac
 }
 
 cmd_bench() {
@@ -260,10 +285,11 @@ cmd_serve() {
 
 case "${1:-}" in
   demo) shift; cmd_demo "$@" ;;
+  install) shift; cmd_install "$@" ;;
   test) shift; cmd_test "$@" ;;
   setup) shift; setup_core; setup_fuzz; setup_web ;;
   build) shift; setup_core; build_preset "${1:-release}" ;;
   bench) shift; cmd_bench "$@" ;;
   serve) shift; cmd_serve "$@" ;;
-  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
 esac

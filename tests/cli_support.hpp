@@ -75,11 +75,21 @@ class scratch_dir {
   std::filesystem::path path_;
 };
 
-/// Runs `bloomkit args...` with `stdin_bytes` on stdin (/dev/null when
-/// absent), `cwd` as its working folder, and `extra_env` (NAME=value) added
-/// to the environment. Waits for it and returns what it printed.
-inline cli_result run_cli(const std::vector<std::string>& args, const std::optional<std::string>& stdin_bytes,
-                          const scratch_dir& dir, const std::vector<std::string>& extra_env = {}) {
+/// The binary under test: $BLOOMKIT_CLI_UNDER_TEST when set (to run these
+/// tests against another build, e.g. the previous release, and see which
+/// fail), else the one this test was built with.
+inline std::string cli_path() {
+  const char* override_path = std::getenv("BLOOMKIT_CLI_UNDER_TEST");
+  return override_path != nullptr && *override_path != '\0' ? override_path : BLOOMKIT_CLI_PATH;
+}
+
+/// Starts `program argv...` (argv[0] included) with `stdin_bytes` on stdin
+/// (/dev/null when absent), `cwd` as its working folder and `extra_env`
+/// (NAME=value) added to the environment; waits for it and returns what it
+/// printed. The common part of run_cli and run_shell.
+inline cli_result spawn_and_capture(const std::string& program, std::vector<std::string> argv_strings,
+                                    const std::optional<std::string>& stdin_bytes, const scratch_dir& dir,
+                                    const std::vector<std::string>& extra_env) {
   static int counter = 0;
   const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(counter++);
   const std::string in_path = dir / (".stdin-" + tag);
@@ -94,8 +104,6 @@ inline cli_result run_cli(const std::vector<std::string>& args, const std::optio
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addchdir_np(&actions, dir.path().c_str());
 
-  std::vector<std::string> argv_strings{BLOOMKIT_CLI_PATH};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -108,11 +116,11 @@ inline cli_result run_cli(const std::vector<std::string>& args, const std::optio
   envp.push_back(nullptr);
 
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, BLOOMKIT_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
+  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   cli_result result;
   if (spawned != 0) {
-    ADD_FAILURE() << "cannot start " << BLOOMKIT_CLI_PATH << ": " << std::strerror(spawned);
+    ADD_FAILURE() << "cannot start " << program << ": " << std::strerror(spawned);
     return result;
   }
   int status = 0;
@@ -125,6 +133,26 @@ inline cli_result run_cli(const std::vector<std::string>& args, const std::optio
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+/// Runs `bloomkit args...` with `stdin_bytes` on stdin (/dev/null when
+/// absent), `cwd` as its working folder, and `extra_env` (NAME=value) added
+/// to the environment. Waits for it and returns what it printed.
+inline cli_result run_cli(const std::vector<std::string>& args, const std::optional<std::string>& stdin_bytes,
+                          const scratch_dir& dir, const std::vector<std::string>& extra_env = {}) {
+  std::vector<std::string> argv{cli_path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return spawn_and_capture(cli_path(), std::move(argv), stdin_bytes, dir, extra_env);
+}
+
+/// Runs `script` with bash in `dir`, for what a user types at a shell:
+/// process substitution, FIFOs, redirection to /dev/full. "$BLOOMKIT" is the
+/// binary under test. stdout and stderr are the script's (a command inside
+/// it may redirect its own elsewhere).
+inline cli_result run_shell(const std::string& script, const scratch_dir& dir,
+                            const std::optional<std::string>& stdin_bytes = {}) {
+  return spawn_and_capture("/bin/bash", {"bash", "-c", script}, stdin_bytes, dir,
+                           {"BLOOMKIT=" + cli_path()});
 }
 
 /// Lines of `text` (without their '\n').

@@ -258,9 +258,11 @@ TEST(CliSetOps, MergeIsTheUnionIntersectKeepsTheCommonKeys) {
     const auto only_a = std::stoull(run_cli({"query", "both.bloom", "--count"}, numbered_keys("k", 0, 500), dir).out);
     EXPECT_LT(only_a, 100u);
 
-    // The output may be one of the inputs (the save is atomic).
-    ASSERT_EQ(run_cli({"merge", "a.bloom", "b.bloom", "-o", "a.bloom"}, {}, dir).rc, 0);
-    EXPECT_EQ(run_cli({"query", "a.bloom", "--count"}, numbered_keys("k", 0, 1500), dir).out, "1500\n");
+    // The output may not be one of the inputs (issue 17: an intersection
+    // written over its input cannot be undone); the input is untouched.
+    const std::string before = read_file(dir / "a.bloom");
+    EXPECT_EQ(run_cli({"merge", "a.bloom", "b.bloom", "-o", "a.bloom"}, {}, dir).rc, 1);
+    EXPECT_EQ(read_file(dir / "a.bloom"), before);
   }
 }
 

@@ -25,7 +25,17 @@
 // (§5 gives the fits used here: 3-wise max(1.125, 0.875 + 0.25 ln 10^6 / ln n),
 // 4-wise max(1.075, 0.77 + 0.305 ln 600000 / ln n), and segment lengths
 // 2^floor(ln n / ln 3.33 + 2.25) resp. 2^floor(ln n / ln 2.91 - 0.5), capped at
-// 2^18). On failure it retries with a new seed.
+// 2^18). On failure it retries with a new seed; when seeds keep failing at one
+// size (attempts_per_size of them), the table grows (below), so a build ends
+// in a filter for every key set rather than in construction_failed.
+//
+// Growth: the fits are for large n, and at some small and middle n one seed
+// succeeds rarely (measured: up to 44 seeds at n < 20,000 with 3-wise; a
+// user reported a failure after 64). Growth step g multiplies the size
+// factor by (17/16)^g and adds at least g segments (for small n, where the
+// whole array is `arity` segments and a larger factor alone would round to
+// the same array). More slots per key only make peeling easier (§4), and
+// the FPR 2^-f does not change; bits per key rise by 6 % a step.
 //
 // Bits per key for large n: 3-wise 1.125 f (9.0 for f = 8), 4-wise 1.075 f
 // (8.6 for f = 8). A 4-wise query reads one more slot. docs/STATIC.md has the
@@ -91,7 +101,12 @@ struct binary_fuse_options {
   std::uint32_t arity = 3;                             ///< 3 or 4 slots per key
   hash_spec hash{};                                    ///< hash for keys (default XXH3-64, seed 0)
   std::uint64_t seed = detail::default_static_seed;    ///< first construction seed
-  std::uint32_t max_attempts = 64;                     ///< seeds to try before errc::construction_failed (>= 1)
+  std::uint32_t max_attempts = 64;                     ///< seeds to try in all before errc::construction_failed (>= 1)
+  /// Seeds tried at one table size before the table grows (see the header
+  /// comment); 0 never grows (then max_attempts failures at the planned size
+  /// are construction_failed). With the defaults a build tries 16 sizes, the
+  /// last 2.5x the first: every sweep in tests/static_sweep_test.cpp succeeds.
+  std::uint32_t attempts_per_size = 4;
   double size_factor = 0.0;  ///< slots per key; 0 picks Graf and Lemire's fit. Below ~1.1 construction fails.
 };
 
@@ -118,8 +133,11 @@ constexpr F fuse_fingerprint(std::uint64_t h) noexcept {
   return static_cast<F>(h ^ (h >> 32));
 }
 
-/// The layout Graf and Lemire's fits give for n distinct keys (§5).
-inline binary_fuse_params plan_binary_fuse(std::uint64_t n, std::uint32_t arity, double size_factor) {
+/// The layout Graf and Lemire's fits give for n distinct keys (§5), grown
+/// by `growth` steps (the header comment: factor x (17/16)^growth, and at
+/// least `growth` more segments).
+inline binary_fuse_params plan_binary_fuse(std::uint64_t n, std::uint32_t arity, double size_factor,
+                                           std::uint32_t growth = 0) {
   binary_fuse_params p;
   p.arity = arity;
   p.keys = n;
@@ -133,9 +151,15 @@ inline binary_fuse_params plan_binary_fuse(std::uint64_t n, std::uint32_t arity,
     factor = arity == 3 ? std::max(1.125, 0.875 + 0.25 * std::log(1e6) / ln_n)
                         : std::max(1.075, 0.77 + 0.305 * std::log(6e5) / ln_n);
   }
-  const auto capacity = static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * factor));
-  const std::uint64_t spanned = (capacity + segment_length - 1) / segment_length;
-  const std::uint64_t segment_count = spanned > arity ? spanned - (arity - 1) : 1;
+  const auto segments_for = [&](double f) {
+    const auto capacity = static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * f));
+    const std::uint64_t spanned = (capacity + segment_length - 1) / segment_length;
+    return spanned > arity ? spanned - (arity - 1) : std::uint64_t{1};
+  };
+  std::uint64_t segment_count = segments_for(factor);
+  if (growth > 0) {
+    segment_count = std::max(segments_for(factor * std::pow(17.0 / 16.0, growth)), segment_count + growth);
+  }
   p.segment_length = static_cast<std::uint32_t>(segment_length);
   require(segment_count < (std::uint64_t{1} << 32), errc::invalid_argument, "binary_fuse: too many keys");
   p.segment_count = static_cast<std::uint32_t>(segment_count);
@@ -291,7 +315,8 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
   /// Builds a filter holding every hash in `hashes` (duplicates allowed).
   /// Throws errc::invalid_argument for bad options (arity not 3 or 4,
   /// max_attempts 0, more than about 3.8e9 keys) and
-  /// errc::construction_failed when max_attempts seeds all fail to peel.
+  /// errc::construction_failed when max_attempts seeds all fail to peel
+  /// (with growth on, the default, not seen for any key set we tried).
   explicit basic_binary_fuse(std::span<const std::uint64_t> hashes, const binary_fuse_options& options = {}) {
     build(hashes, options);
   }
@@ -347,7 +372,8 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
         std::sort(keys.begin(), keys.end());
         keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
       }
-      binary_fuse_params plan = detail::plan_binary_fuse(keys.size(), options.arity, options.size_factor);
+      const std::uint32_t growth = options.attempts_per_size == 0 ? 0 : attempt / options.attempts_per_size;
+      binary_fuse_params plan = detail::plan_binary_fuse(keys.size(), options.arity, options.size_factor, growth);
       plan.fingerprint_bits = params_.fingerprint_bits;
       plan.hash = options.hash;
       plan.seed = seed;

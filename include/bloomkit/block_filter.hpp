@@ -63,7 +63,7 @@ concept block_policy = requires(typename P::block_type& block, const typename P:
   { P::set(block, h, k) } noexcept;
   { P::test(cblock, h, k) } noexcept -> std::same_as<bool>;
   { P::block_fpr(cblock, k) } -> std::same_as<double>;          // P(random key passes | this block)
-  { P::block_cardinality(cblock, k) } -> std::same_as<double>;  // keys estimated in this block
+  { P::block_cardinality(cblock, k) } -> std::same_as<double>;  // keys estimated in this block; +inf when full
   { P::model_fpr(std::uint64_t{}, double{}, k) } -> std::same_as<double>;  // formula for (blocks, n, k)
   { P::plan(std::uint64_t{}, double{}) } -> std::same_as<sizing::blocked_plan>;
   { P::popcount(cblock) } noexcept -> std::same_as<std::uint32_t>;
@@ -462,8 +462,9 @@ class block_filter_reader : public query_facade<D> {
   }
 
   /// Distinct keys estimated from the bits of each block (the per-block
-  /// Swamidass-Baldi estimate, summed). A block whose bits are all set counts
-  /// as nearly full, so the sum is then a lower bound. O(size).
+  /// Swamidass-Baldi estimate, summed). +infinity when any block has every
+  /// bit set: such a block may hold any number of keys (a full filter
+  /// reports no finite estimate, as standard_bloom's does). O(size).
   [[nodiscard]] double estimated_cardinality() const noexcept {
     double total = 0.0;
     for (const auto& block : self().blocks()) total += P::block_cardinality(block, self().params().k);

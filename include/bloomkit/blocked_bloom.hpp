@@ -20,6 +20,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 
 #include "bloomkit/block_filter.hpp"
@@ -197,8 +198,12 @@ struct cache_line_policy {
   static double block_fpr(const block_type& block, std::uint32_t k) {
     return std::pow(popcount(block) / 512.0, static_cast<double>(k));
   }
+  /// Swamidass-Baldi within the block; +infinity when all 512 bits are set
+  /// (a full block may hold any number of keys, so the filter's sum is then
+  /// unbounded too, as a full standard filter's estimate is).
   static double block_cardinality(const block_type& block, std::uint32_t k) {
-    const double set = std::min(popcount(block) + 0.0, 511.5);  // a full block counts as nearly full
+    const double set = popcount(block) + 0.0;
+    if (set >= 512.0) return std::numeric_limits<double>::infinity();
     return -(512.0 / k) * std::log1p(-set / 512.0);
   }
   static double model_fpr(std::uint64_t blocks, double n, std::uint32_t k) {

@@ -258,6 +258,25 @@ std::uint64_t hash_key(const K& k, hash_spec spec) {
   }
 }
 
+namespace detail {
+template <class>
+inline constexpr bool not_a_key = false;
+}  // namespace detail
+
+/// A type that is not a key: every filter's insert / may_contain reach this
+/// overload, so the compiler's first error is the message below, naming
+/// the hook a user type needs, rather than a list of unsatisfied
+/// constraints that never mentions it.
+template <class K>
+  requires(!key<K>)
+std::uint64_t hash_key(const K&, hash_spec) {
+  static_assert(detail::not_a_key<K>,
+                "bloomkit: this type is not a key. Give it an ADL function bloomkit_key_bytes(const T&) "
+                "returning its bytes (e.g. std::array<std::byte, N>, or a std::string), declared in T's "
+                "namespace; see bloomkit/hash.hpp");
+  return 0;
+}
+
 /// A function object hashing keys with a fixed hash_spec, for user code that
 /// hashes once and passes hashes to several filters (insert_hash, insert_many).
 class hasher {

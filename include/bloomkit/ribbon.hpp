@@ -107,7 +107,12 @@ struct ribbon_options {
   std::uint32_t result_bits = 8;                     ///< r in [1, 16]; FPR 2^-r
   hash_spec hash{};                                  ///< hash for keys (default XXH3-64, seed 0)
   std::uint64_t seed = detail::default_static_seed;  ///< first construction seed
-  std::uint32_t max_attempts = 32;                   ///< seeds to try before errc::construction_failed (>= 1)
+  std::uint32_t max_attempts = 32;                   ///< seeds to try in all before errc::construction_failed (>= 1)
+  /// Seeds tried at one size before the table grows: each growth step g
+  /// multiplies the slots per key by (17/16)^g and adds at least 64 g slots
+  /// (banding only gets easier with more slots; the FPR 2^-r is unchanged).
+  /// 0 never grows. With the defaults a build tries 8 sizes.
+  std::uint32_t attempts_per_size = 4;
   double size_factor = 0.0;  ///< slots per key (m / n); 0 picks ribbon_size_factor(n). Below 1 always fails.
 };
 
@@ -425,12 +430,18 @@ class ribbon : public detail::ribbon_reader<ribbon> {
 
     const std::uint64_t n = hashes.size();
     const double factor = options.size_factor > 0.0 ? options.size_factor : ribbon_size_factor(n);
-    auto wanted = static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) * factor));
-    wanted = std::max<std::uint64_t>(wanted, detail::ribbon_width);
-    const std::uint64_t slots = (wanted + 63) / 64 * 64;
+    const auto slots_for = [&](std::uint32_t growth) {
+      auto wanted = static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) * factor * std::pow(17.0 / 16.0, growth)));
+      wanted = std::max<std::uint64_t>(wanted, detail::ribbon_width);
+      return (wanted + 63) / 64 * 64;
+    };
+    const std::uint64_t planned = slots_for(0);
 
     std::vector<std::uint64_t> keys;
+    std::uint64_t slots = planned;
     for (std::uint32_t attempt = 0; attempt < options.max_attempts; ++attempt) {
+      const std::uint32_t growth = options.attempts_per_size == 0 ? 0 : attempt / options.attempts_per_size;
+      slots = std::max(slots_for(growth), planned + std::uint64_t{64} * growth);
       const std::uint64_t seed = detail::attempt_seed(options.seed, attempt);
       attempts_ = attempt + 1;
       detail::remix_in_bucket_order(hashes, seed, keys);

@@ -17,6 +17,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -145,8 +146,14 @@ struct split_block_policy {
     return p;
   }
   /// Each key sets one uniform bit per word: invert E[set] = 32(1 - (31/32)^n)
-  /// per word and average the eight words. A full word counts as 31.5 set.
+  /// per word and average the eight words. A full word counts as 31.5 set
+  /// while another word still has a clear bit; a block with all 256 bits set
+  /// is +infinity (it may hold any number of keys, so the filter's estimate
+  /// is unbounded, as a full standard filter's is).
   static double block_cardinality(const block_type& block, std::uint32_t /*k*/) {
+    bool full = true;
+    for (auto w : block.words) full = full && w == ~decltype(w){0};
+    if (full) return std::numeric_limits<double>::infinity();
     double sum = 0.0;
     for (auto w : block.words) {
       const double set = std::min(std::popcount(w) + 0.0, 31.5);

@@ -1,12 +1,14 @@
 // tools/bloomkit/build.cpp - `bloomkit build`: keys from files or stdin into
 // a filter file.
 //
-// Passes over the input:
+// Every input is opened exactly once, before any work. Passes over it:
 //   * with --capacity N: one pass; keys are hashed and inserted in batches.
-//   * without, from files only: a first pass counts the lines (memchr speed,
-//     about what `wc -l` costs), the filter is sized for that count, and a
-//     second pass inserts.
-//   * without, from stdin: stdin cannot be read twice, so the one pass hashes
+//   * without, from regular files only: a first pass counts the lines (memchr
+//     speed, about what `wc -l` costs), the files are rewound, the filter is
+//     sized for that count, and a second pass inserts (a file whose line
+//     count changed in between is an error: nothing is written).
+//   * without, when any input can be read only once (stdin, a pipe, a FIFO,
+//     a process substitution such as <(seq 1 100)): the one pass hashes
 //     the keys into a spool: in memory up to spool_memory_bytes (64 MiB, 8 Mi
 //     keys), then in an unlinked temporary file in $TMPDIR (8 bytes a key,
 //     usually far less than the keys' text). The filter is then sized and
@@ -19,6 +21,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,11 +34,13 @@
 
 #include "bloomkit/file_format.hpp"
 #include "bloomkit/parallel_build.hpp"
+#include "bloomkit/sizing.hpp"
 #include "commands.hpp"
 #include "filter_summary.hpp"
 #include "json_out.hpp"
 #include "key_input.hpp"
 #include "kinds.hpp"
+#include "output_guard.hpp"
 #include "progress.hpp"
 
 namespace bloomkit::cli {
@@ -47,7 +52,9 @@ struct build_options {
   std::string output;
   std::string kind = "blocked";
   double fpr = 0.01;
-  std::optional<std::uint64_t> capacity;
+  std::optional<std::int64_t> capacity;  // signed, so "-5" is refused as negative, not wrapped
+  std::optional<std::uint64_t> bits;
+  std::optional<std::uint32_t> hashes;
   std::string format = "text";
   unsigned threads = 1;
   std::optional<std::string> hash;
@@ -198,29 +205,76 @@ class hash_spool {
   int fd_ = -1;
 };
 
-std::uint64_t total_size_hint(const std::vector<std::string>& inputs) {
-  std::uint64_t total = 0;
-  for (const auto& path : inputs) {
-    if (path == "-") return 0;
-    line_reader probe(path);  // opens (and so checks) every input before any work
-    total += probe.size_hint();
+/// Every input, opened once, in order. A pipe, FIFO or process substitution
+/// can be opened and read only once (opening a FIFO a second time waits for
+/// a new writer; a pipe read by a counting pass is empty afterwards), so each
+/// input is opened here and nowhere else, and a second pass happens only when
+/// every input can be rewound.
+struct opened_inputs {
+  std::vector<std::unique_ptr<line_reader>> readers;
+  std::uint64_t total_bytes = 0;  // for the progress bar; 0 when unknown
+  bool all_rewindable = true;
+
+  explicit opened_inputs(const std::vector<std::string>& paths) {
+    bool sizes_known = true;
+    for (const auto& path : paths) {
+      readers.push_back(std::make_unique<line_reader>(path));
+      const line_reader& r = *readers.back();
+      all_rewindable = all_rewindable && r.rewindable();
+      sizes_known = sizes_known && r.rewindable();
+      total_bytes += r.size_hint();
+    }
+    if (!sizes_known) total_bytes = 0;
   }
-  return total;
-}
+};
 
 /// Reads every input in order, calling sink(hashes, lines) per batch.
 template <class Sink>
-std::uint64_t read_all(const std::vector<std::string>& inputs, key_hasher& hasher, progress_bar& bar, Sink&& sink) {
+std::uint64_t read_all(opened_inputs& inputs, key_hasher& hasher, progress_bar& bar, Sink&& sink) {
   std::uint64_t keys = 0;
   std::uint64_t bytes_before = 0;
-  for (const auto& path : inputs) {
-    line_reader reader(path);
+  for (auto& reader : inputs.readers) {
     keys += for_each_key_batch(
-        reader, hasher, sink, [&](std::uint64_t bytes, std::uint64_t k) { bar.update(bytes_before + bytes, k); },
+        *reader, hasher, sink, [&](std::uint64_t bytes, std::uint64_t k) { bar.update(bytes_before + bytes, k); },
         keys);
-    bytes_before += reader.bytes_read();
+    bytes_before += reader->bytes_read();
   }
   return keys;
+}
+
+/// Binary fuse fingerprints are 8 or 16 bits (kind_traits<binary_fuse>::
+/// fpr_bits picks the narrower one meeting --fpr): a target between 2^-8
+/// and 2^-15 costs the 16-bit width, about 18 bits per key, where Ribbon
+/// needs about 1.05 ceil(log2(1/p)) and a standard filter 1.44 log2(1/p).
+/// The user asked for this kind, so it is built; a note says what it costs.
+void note_static_width(const kind_entry& entry, double fpr) {
+  if (entry.kind != filter_kind::binary_fuse || fpr >= 1.0 / 256 || fpr <= std::ldexp(1.0, -15)) return;
+  const double r = std::ceil(-std::log2(fpr) - 1e-9);
+  std::fprintf(stderr,
+               "bloomkit: note: binary fuse fingerprints are 8 or 16 bits; --fpr %g needs 16 (about 18 bits per key, "
+               "FPR 0.0015%%). --kind ribbon meets it with about %.1f bits per key, --kind standard with %.1f\n",
+               fpr, 1.05 * r, sizing::bits_per_key_for(fpr));
+}
+
+/// Refuses (usage error, exit 1) a filter larger than this machine's memory,
+/// naming the bytes it would need, instead of letting the allocation fail
+/// with a bare std::bad_alloc. The estimate is the standard filter's bits
+/// per key (every incremental kind needs about that or more; counting 4x).
+void check_fits_in_memory(const kind_entry& entry, std::uint64_t capacity, double fpr) {
+  const double per_key = sizing::bits_per_key_for(fpr) * (entry.kind == filter_kind::counting_bloom ? 4.0 : 1.0);
+  const double bytes = static_cast<double>(capacity) * per_key / 8.0;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return;
+  const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
+  if (bytes <= memory) return;
+  char message[320];
+  std::snprintf(message, sizeof message,
+                "--capacity %llu at --fpr %g needs about %.3g bytes (%.3g GiB) for --kind %s; this machine has "
+                "%.3g GiB of memory. Use a smaller --capacity (or a larger --fpr), or build per partition and merge.",
+                static_cast<unsigned long long>(capacity), fpr, bytes, bytes / 1073741824.0,
+                std::string(entry.name).c_str(), memory / 1073741824.0);
+  throw usage_error(message);
 }
 
 int run_build(const build_options& o) {
@@ -229,7 +283,15 @@ int run_build(const build_options& o) {
   const kind_info info = info_of(entry.kind);
   const key_format format = parse_key_format(o.format);
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
-  if (o.capacity && *o.capacity == 0) throw usage_error("--capacity must be at least 1");
+  if (o.capacity && *o.capacity <= 0) {
+    throw usage_error("--capacity must be at least 1, got " + std::to_string(*o.capacity));
+  }
+  if (o.bits && *o.bits == 0) throw usage_error("--bits must be at least 1");
+  if (o.hashes && *o.hashes == 0) throw usage_error("--hashes must be at least 1");
+  if ((o.bits || o.hashes) && !has_exact_parameters(entry.kind)) {
+    throw usage_error("--bits and --hashes apply to --kind standard, blocked, split-block and counting, not " +
+                      std::string(entry.name));
+  }
   if (o.threads == 0) throw usage_error("--threads must be at least 1");
   hash_spec spec = info.default_hash;
   if (o.hash) spec.algorithm = parse_hash_algorithm(*o.hash);
@@ -240,24 +302,32 @@ int run_build(const build_options& o) {
   for (const auto& path : inputs) stdin_uses += path == "-" ? 1 : 0;
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
-  const std::uint64_t total_bytes = total_size_hint(inputs);
+  refuse_output_over_inputs(o.output, inputs);
+  opened_inputs opened(inputs);  // opens (and so checks) every input before any work
+  const std::uint64_t total_bytes = opened.total_bytes;
   key_hasher hasher(format, spec);
   phase_times times;
   std::uint64_t keys = 0;
 
   std::optional<any_filter> filter;
+  std::optional<std::uint64_t> counted;  // lines found by a counting pass
   if (info.is_static) {
     // Static kinds: the stored width fixes the FPR at 2^-f, so --fpr picks the
     // narrowest width at or below it (kind_traits<F>::fpr_bits).
     if (o.fpr < min_fpr_of(entry.kind)) {
-      throw usage_error("--kind " + std::string(entry.name) + " reaches FPR 2^-16 (0.0000153) at best; --fpr " +
-                        std::to_string(o.fpr) + " is below that");
+      char figure[64];
+      std::snprintf(figure, sizeof figure, "%g", o.fpr);
+      throw usage_error("--kind " + std::string(entry.name) + " reaches FPR 2^-16 (0.0000153) at best; --fpr " + figure +
+                        " is below that: use --kind standard, which reaches any FPR (" +
+                        std::to_string(static_cast<int>(std::ceil(sizing::bits_per_key_for(o.fpr)))) +
+                        " bits per key here)");
     }
+    note_static_width(entry, o.fpr);
     // ---- a static kind: every hash in memory, then one construction ----------
     std::vector<std::uint64_t> all;
-    if (o.capacity) all.reserve(*o.capacity);
+    if (o.capacity) all.reserve(static_cast<std::size_t>(std::min<std::int64_t>(*o.capacity, std::int64_t{1} << 24)));
     progress_bar bar("read", total_bytes, !o.quiet);
-    keys = read_all(inputs, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+    keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
       all.insert(all.end(), hashes.begin(), hashes.end());
     });
     bar.finish();
@@ -269,30 +339,49 @@ int run_build(const build_options& o) {
     std::optional<hash_spool> spool;
     std::uint64_t capacity = 0;
     if (o.capacity) {
-      capacity = *o.capacity;
-    } else if (stdin_uses == 0) {
+      capacity = static_cast<std::uint64_t>(*o.capacity);
+      if (!o.bits) {
+        // Before reading anything: a size this machine cannot hold, or a
+        // target the kind reaches only with far too many bits, is a usage error.
+        check_fits_in_memory(entry, capacity, o.fpr);
+        check_fpr_reachable(entry, capacity, o.fpr);
+      }
+    } else if (opened.all_rewindable) {
+      // Regular files only: count the lines, then read them again.
       const auto t = clock_type::now();
       progress_bar bar("count", total_bytes, !o.quiet);
       std::uint64_t bytes_before = 0;
-      for (const auto& path : inputs) {
-        line_reader reader(path);
-        capacity += count_lines(reader);
-        bytes_before += reader.bytes_read();
+      for (auto& reader : opened.readers) {
+        capacity += count_lines(*reader);
+        bytes_before += reader->bytes_read();
         bar.update(bytes_before, capacity);
+        reader->rewind();
       }
+      counted = capacity;
       times.count = seconds_since(t);
     } else {
+      // Some input can be read only once (stdin, a pipe, a FIFO): one pass
+      // into the spool.
       spool.emplace();
       progress_bar bar("read", total_bytes, !o.quiet);
-      keys = read_all(inputs, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+      keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
         spool->push(hashes);
       });
       capacity = keys;
     }
 
     // The formulas need n >= 1; an empty input gives an empty filter sized for one key.
+    capacity = std::max<std::uint64_t>(capacity, 1);
     const auto t_construct = clock_type::now();
-    filter.emplace(make_filter(entry.kind, std::max<std::uint64_t>(capacity, 1), o.fpr, spec));
+    if (o.bits || o.hashes) {
+      filter.emplace(make_exact_filter(entry.kind, o.bits.value_or(0), o.hashes.value_or(0), capacity, o.fpr, spec));
+    } else {
+      if (!o.capacity) {
+        check_fits_in_memory(entry, capacity, o.fpr);
+        check_fpr_reachable(entry, capacity, o.fpr);
+      }
+      filter.emplace(make_filter(entry.kind, capacity, o.fpr, spec));
+    }
     times.construct = seconds_since(t_construct);
 
     // ---- fill it -------------------------------------------------------------
@@ -318,7 +407,7 @@ int run_build(const build_options& o) {
             spool->replay(insert);
           } else {
             progress_bar bar("build", total_bytes, !o.quiet);
-            keys = read_all(inputs, hasher, bar,
+            keys = read_all(opened, hasher, bar,
                             [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
                               insert(hashes);
                             });
@@ -328,16 +417,27 @@ int run_build(const build_options& o) {
         *filter);
   }
 
-  // ---- write it ----------------------------------------------------------------
-  // Everything that can fail (the summary allocates) comes before the save:
-  // once the file is in place the command must not exit 2
-  // (docs/RELIABILITY.md: a non-zero exit means nothing changed).
+  // A file that changed between the counting pass and the insert pass (a
+  // log still being written) gives a filter sized for other keys: refuse it
+  // rather than exit 0 with fewer or more keys than were counted.
+  if (counted && keys != *counted) {
+    throw error(errc::io, "the input changed while it was read: " + std::to_string(*counted) +
+                              " lines when counted, then " + std::to_string(keys) +
+                              " keys; nothing was written (copy a growing file first)");
+  }
+
+  // ---- report, then write ------------------------------------------------------
+  // --json's summary goes to stdout BEFORE the file is committed: if stdout
+  // cannot take it (a full disk), the build fails with nothing written, so
+  // a non-zero exit always means no output file (main checks stdout).
   const filter_summary summary = summarize(*filter);
-  std::string json_text;
   if (o.json) {
     json_object line = summary_json(summary);
     line.field("file", o.output).field("keys_read", keys);
-    json_text = line.line();
+    std::fputs(line.line().c_str(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      throw error(errc::io, "cannot write to stdout (the --json summary); " + o.output + " was not written");
+    }
   }
   const auto t_save = clock_type::now();
   save(*filter, o.output);
@@ -348,7 +448,8 @@ int run_build(const build_options& o) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());
   }
-  if (o.capacity && keys > *o.capacity && info.grows && !summary.saturated) {
+  const bool is_static = info.is_static;  // holds exactly its keys: never past capacity
+  if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && info.grows && !summary.saturated) {
     // A scalable filter grows instead of saturating: say so, do not warn.
     if (!o.quiet) {
       std::fprintf(stderr,
@@ -357,16 +458,14 @@ int run_build(const build_options& o) {
                    static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
                    100 * summary.estimated_fpr, 100 * o.fpr);
     }
-  } else if (o.capacity && keys > *o.capacity) {
+  } else if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && !is_static) {
     std::fprintf(stderr,
                  "bloomkit: warning: %llu keys read but --capacity is %llu: the filter is past its design capacity; "
                  "its estimated FPR is now %.4g%% (target %.4g%%)\n",
                  static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
                  100 * summary.estimated_fpr, 100 * o.fpr);
   }
-  if (o.json) {
-    std::fputs(json_text.c_str(), stdout);
-  } else if (!o.quiet) {
+  if (!o.json && !o.quiet) {
     std::fprintf(stderr, "bloomkit: wrote %s: %s, %llu keys, %llu bytes, %.2f bits/key, estimated FPR %.4g%%\n",
                  o.output.c_str(), summary.kind.c_str(), static_cast<unsigned long long>(keys),
                  static_cast<unsigned long long>(summary.size_bytes),
@@ -394,15 +493,23 @@ void register_build(CLI::App& app, command_table& table) {
       "  seq 1 1000000 | bloomkit build --format u64 --kind split-block -o ids.bkf\n"
       "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bkf --json\n\n"
       "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
-      "little-endian bytes. One trailing \\r is dropped from every line (CRLF files work).\n"
-      "Without --capacity the keys are counted first (a second pass over files; stdin is\n"
-      "spooled as 8-byte hashes, in memory up to 64 MiB, then in $TMPDIR).");
+      "little-endian bytes; i64 = a signed decimal integer, 8 bytes two's complement (Parquet INT64).\n"
+      "One trailing \\r is dropped from every line (CRLF files work).\n"
+      "Without --capacity the keys are counted first (a second pass over regular files; stdin,\n"
+      "pipes and FIFOs are read once, spooled as 8-byte hashes, in memory up to 64 MiB, then in\n"
+      "$TMPDIR). The output may not be one of the inputs.");
   sub->add_option("inputs", o->inputs, "key files; - or nothing reads stdin");
   sub->add_option("-o,--output", o->output, "the filter file to write (appears only when complete)")->required();
   sub->add_option("-k,--kind", o->kind, "filter kind: " + kind_names() + " (default blocked)");
   sub->add_option("-p,--fpr", o->fpr, "target false-positive rate in (0, 1) (default 0.01)");
   sub->add_option("-n,--capacity", o->capacity, "design number of keys (default: count the input)");
-  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_option("--bits", o->bits,
+                  "exact size in bits (counters for counting; rounded up to whole blocks); the design point is then "
+                  "--capacity or the keys counted, at the FPR the formula gives");
+  sub->add_option("--hashes", o->hashes,
+                  "exact probes per key (k) for standard, blocked and counting; with --bits, or alone to size for "
+                  "--fpr with this k");
+  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
   sub->add_option("-t,--threads", o->threads, "threads for inserting standard, blocked and split-block filters (default 1); the file is the same for any count");
   sub->add_option("--hash", o->hash, "hash algorithm: xxh3_64 or xxh64 (default: xxh64 for split-block, else xxh3_64)");
   sub->add_option("--seed", o->seed, "hash seed (default 0)");

@@ -105,16 +105,25 @@ int run_info(const info_options& o) {
                                     : format_double(std::get<double>(p.value));
       row(p.name.c_str(), value);
     }
-    row("capacity", std::to_string(info.capacity) + " keys");
+    // The filter's own capacity when it can be read: a scalable filter's is
+    // the sum over its stages (the header records the first stage's design).
+    row("capacity", std::to_string(summary ? summary->capacity : info.capacity) + " keys" +
+                        (summary && summary->capacity != info.capacity
+                             ? " (all stages; the first was sized for " + std::to_string(info.capacity) + ")"
+                             : ""));
     row("target FPR", percent(info.target_fpr));
     row("inserted", std::to_string(info.inserted) + " (insert calls, duplicates included)");
     row("file size", std::to_string(info.file_bytes) + " bytes (payload " + std::to_string(info.payload_bytes) + ")");
     if (summary) {
       row("bits per key", format_double(summary->bits_per_key()) + " (at capacity)");
-      if (summary->fill_ratio) row("fill ratio", percent(*summary->fill_ratio) + " of bits set");
+      const bool counters = info.kind == filter_kind::counting_bloom;
+      if (summary->fill_ratio) {
+        row("fill ratio", percent(*summary->fill_ratio) + (counters ? " of counters non-zero" : " of bits set"));
+      }
       row("est. cardinality", std::isfinite(summary->estimated_cardinality)
                                   ? format_double(summary->estimated_cardinality) + " distinct keys"
-                                  : std::string("unknown (every bit is set)"));
+                                  : std::string(counters ? "unknown (every counter is non-zero)"
+                                                         : "unknown (the filter is full: every bit of a block is set)"));
       row("estimated FPR", percent(summary->estimated_fpr) + " (for the bits set now)");
       row("design FPR", percent(summary->design_fpr) + " (at capacity)");
       row("saturated", saturation_words(*summary));

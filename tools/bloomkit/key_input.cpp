@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,7 @@ std::string_view to_string(key_format format) noexcept {
     case key_format::text: return "text";
     case key_format::hex: return "hex";
     case key_format::u64: return "u64";
+    case key_format::i64: return "i64";
   }
   return "unknown";
 }
@@ -28,7 +30,8 @@ key_format parse_key_format(std::string_view name) {
   if (name == "text") return key_format::text;
   if (name == "hex") return key_format::hex;
   if (name == "u64") return key_format::u64;
-  throw usage_error("--format must be text, hex or u64, got \"" + std::string(name) + "\"");
+  if (name == "i64") return key_format::i64;
+  throw usage_error("--format must be text, hex, u64 or i64, got \"" + std::string(name) + "\"");
 }
 
 namespace {
@@ -43,6 +46,12 @@ line_reader::line_reader(std::string path, std::size_t buffer_bytes) {
   if (path == "-") {
     name_ = "<stdin>";
     fd_ = STDIN_FILENO;
+    if (::isatty(fd_) == 1) {
+      // A user who typed `bloomkit query f.bkf` and sees nothing would think
+      // it hung: say what it waits for.
+      std::fprintf(stderr, "bloomkit: reading keys from the terminal, one per line; end with Ctrl-D "
+                           "(or give keys as arguments, --input FILE, or a pipe)\n");
+    }
   } else {
     name_ = std::move(path);
     do {  // EINTR: a signal came before the open did anything; open again
@@ -53,12 +62,21 @@ line_reader::line_reader(std::string path, std::size_t buffer_bytes) {
   }
   struct stat st {};
   if (::fstat(fd_, &st) == 0) {
+    device_ = static_cast<std::uint64_t>(st.st_dev);
+    inode_ = static_cast<std::uint64_t>(st.st_ino);
     if (S_ISDIR(st.st_mode)) {
       if (owns_fd_) ::close(fd_);
       throw error(errc::io, "cannot read " + name_ + ": it is a directory");
     }
     if (S_ISREG(st.st_mode)) {
-      size_hint_ = static_cast<std::uint64_t>(st.st_size);
+      // Stdin may be a file some earlier reader has partly consumed: start,
+      // and rewind to, where it stands now.
+      const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+      start_offset_ = at > 0 ? static_cast<std::uint64_t>(at) : 0;
+      size_hint_ = static_cast<std::uint64_t>(st.st_size) > start_offset_
+                       ? static_cast<std::uint64_t>(st.st_size) - start_offset_
+                       : 0;
+      regular_ = true;
       // Tell the kernel we read front to back, so it reads ahead further.
       (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
@@ -68,6 +86,15 @@ line_reader::line_reader(std::string path, std::size_t buffer_bytes) {
 
 line_reader::~line_reader() {
   if (owns_fd_) ::close(fd_);
+}
+
+void line_reader::rewind() {
+  if (!regular_) throw error(errc::io, "cannot read " + name_ + " twice: it is not a regular file");
+  if (::lseek(fd_, static_cast<off_t>(start_offset_), SEEK_SET) < 0) throw error(errc::io, os_error("cannot rewind", name_));
+  eof_ = false;
+  begin_ = 0;
+  end_ = 0;
+  bytes_read_ = 0;
 }
 
 std::string_view line_reader::next_chunk() {
@@ -128,6 +155,32 @@ bool parse_u64(std::string_view line, std::uint64_t& value) noexcept {
   return true;
 }
 
+bool parse_i64(std::string_view line, std::int64_t& value) noexcept {
+  const bool negative = !line.empty() && line[0] == '-';
+  std::uint64_t magnitude = 0;
+  if (!parse_u64(negative ? line.substr(1) : line, magnitude)) return false;
+  constexpr std::uint64_t limit = std::uint64_t{1} << 63;  // |INT64_MIN|
+  if (negative ? magnitude > limit : magnitude >= limit) return false;
+  // Two's complement: 0 - magnitude in unsigned arithmetic is the bit pattern.
+  value = static_cast<std::int64_t>(negative ? std::uint64_t{0} - magnitude : magnitude);
+  return true;
+}
+
+void append_integer_key(std::string& out, key_format format, std::string_view line) {
+  char buffer[24];
+  std::to_chars_result result{};
+  if (format == key_format::i64) {
+    std::int64_t v = 0;
+    (void)parse_i64(line, v);
+    result = std::to_chars(buffer, buffer + sizeof buffer, v);
+  } else {
+    std::uint64_t v = 0;
+    (void)parse_u64(line, v);
+    result = std::to_chars(buffer, buffer + sizeof buffer, v);
+  }
+  out.append(buffer, result.ptr);
+}
+
 namespace {
 
 /// Hex digit values; 0xff marks a non-digit.
@@ -174,6 +227,16 @@ bool key_hasher::hash_other(std::string_view line, std::uint64_t& out) {
       if (!parse_u64(line, value)) {
         why_ = line.empty() ? "empty line where a decimal u64 was expected"
                             : "not a decimal integer in [0, 18446744073709551615]";
+        return false;
+      }
+      out = hash_key(value, spec_);
+      return true;
+    }
+    case key_format::i64: {
+      std::int64_t value = 0;
+      if (!parse_i64(line, value)) {
+        why_ = line.empty() ? "empty line where a decimal i64 was expected"
+                            : "not a decimal integer in [-9223372036854775808, 9223372036854775807]";
         return false;
       }
       out = hash_key(value, spec_);

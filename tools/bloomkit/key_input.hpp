@@ -7,6 +7,10 @@
 //         the bytes they spell ("" is the empty key)
 //   u64   the line is a decimal integer in [0, 2^64 - 1]; the key is that
 //         uint64_t, hashed as its 8 little-endian bytes (hash.hpp)
+//   i64   the line is a signed decimal integer in [-2^63, 2^63 - 1]; the
+//         key is that int64_t, hashed as its 8 little-endian two's-complement
+//         bytes: what Parquet INT64 columns hash, so an extracted filter can
+//         be queried by value (-1 is the bytes ff ff ff ff ff ff ff ff)
 //
 // Line ends: '\n' ends a line. In every format ONE '\r' right before the
 // '\n' (or before the end of the input) is removed, so files written with
@@ -40,10 +44,10 @@
 
 namespace bloomkit::cli {
 
-/// The three key formats of --format.
-enum class key_format { text, hex, u64 };
+/// The key formats of --format.
+enum class key_format { text, hex, u64, i64 };
 
-/// "text", "hex" or "u64".
+/// "text", "hex", "u64" or "i64".
 std::string_view to_string(key_format format) noexcept;
 
 /// Parses a --format value; throws usage_error for anything else.
@@ -77,6 +81,17 @@ class line_reader {
   [[nodiscard]] std::uint64_t bytes_read() const noexcept { return bytes_read_; }
   /// The input's size in bytes if it is a regular file, else 0.
   [[nodiscard]] std::uint64_t size_hint() const noexcept { return size_hint_; }
+  /// True when the input is a regular file, which can be read a second time
+  /// (rewind()). Pipes, FIFOs, process substitutions (/dev/fd/N), terminals
+  /// and character devices can be read only once.
+  [[nodiscard]] bool rewindable() const noexcept { return regular_; }
+  /// Starts over from the first byte (a regular file only; throws errc::io
+  /// otherwise or when the seek fails).
+  void rewind();
+  /// The file's identity (device, inode), to tell whether an output path
+  /// names this input (through any link).
+  [[nodiscard]] std::uint64_t device() const noexcept { return device_; }
+  [[nodiscard]] std::uint64_t inode() const noexcept { return inode_; }
 
  private:
   std::string name_;
@@ -88,6 +103,10 @@ class line_reader {
   std::size_t end_ = 0;    // end of the bytes read into buffer_
   std::uint64_t bytes_read_ = 0;
   std::uint64_t size_hint_ = 0;
+  bool regular_ = false;
+  std::uint64_t start_offset_ = 0;
+  std::uint64_t device_ = 0;
+  std::uint64_t inode_ = 0;
 };
 
 /// Removes one trailing '\r' (see the CRLF rule above).
@@ -99,6 +118,19 @@ constexpr std::string_view strip_cr(std::string_view line) noexcept {
 /// Parses `line` (already without '\n' and '\r') as a decimal u64. Returns
 /// false for an empty line, a non-digit, or a value above 2^64 - 1.
 bool parse_u64(std::string_view line, std::uint64_t& value) noexcept;
+
+/// Parses `line` as a signed decimal i64 (an optional '-', then digits).
+/// Returns false for an empty line, a non-digit, or a value out of range.
+bool parse_i64(std::string_view line, std::int64_t& value) noexcept;
+
+/// True for the formats whose keys print as JSON numbers (u64, i64).
+constexpr bool is_integer_format(key_format format) noexcept {
+  return format == key_format::u64 || format == key_format::i64;
+}
+
+/// Appends the key `line` of an integer format as a JSON number (the line
+/// was validated when it was hashed).
+void append_integer_key(std::string& out, key_format format, std::string_view line);
 
 /// Decodes an even-length hex string into `out` (cleared first). Returns
 /// false for an odd length or a non-hex digit.

@@ -23,10 +23,36 @@ struct kind_entry {
   std::string_view summary;  ///< one line for --help
 };
 
+/// Throws usage_error when `entry` cannot reach `target_fpr` for `capacity`
+/// keys without far more memory than the math needs: a block filter's FPR
+/// has a floor (every probe of a key falls in one block), so below about
+/// 1e-6 it needs several times the bits of a standard filter (3,347 bits per
+/// key at 1e-12 for split-block, against 57.5). The message gives both
+/// figures and the kind to use instead. Refused when the kind needs more
+/// than twice the standard filter's bits (plus two blocks, so that a few
+/// keys in a block or two are never refused).
+void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double target_fpr);
+
+/// True for the kinds that take exact parameters (--bits, --hashes):
+/// standard, blocked, split-block, counting.
+bool has_exact_parameters(filter_kind kind) noexcept;
+
+/// For --bits M / --hashes K: a new, empty filter of `kind` with exactly M
+/// bits (counters, for counting; rounded up to whole blocks for block kinds)
+/// and K probes (0: the best K for M bits and `capacity` keys; M = 0: the
+/// fewest bits meeting `target_fpr` with this K), its design point
+/// `capacity` keys at the FPR the formula gives there. usage_error for
+/// other kinds and out-of-range K.
+any_filter make_exact_filter(filter_kind kind, std::uint64_t bits, std::uint32_t k, std::uint64_t capacity,
+                             double target_fpr, hash_spec hash);
+
 /// Every kind the CLI builds, in the order --help lists them.
 std::span<const kind_entry> kind_table();
 
-/// The row named `name`; throws usage_error listing the names otherwise.
+/// The row named `name`: its --kind name ("split-block") or the name files
+/// and `info` use ("split_block_bloom"), in either case, with '-' and '_'
+/// interchangeable. Throws usage_error listing the names otherwise (and
+/// pointing a number, `-k 7`, to --hashes).
 const kind_entry& find_kind(std::string_view name);
 
 /// "standard, blocked, split-block" (for help texts and messages).

@@ -1,16 +1,25 @@
 // tools/bloomkit/main.cpp - `bloomkit <command> [options]`.
 //
 // Each subcommand lives in its own file and registers itself here through
-// the functions declared in commands.hpp. Whatever goes wrong ends here as
-// one "bloomkit: ..." line and exit 1 (usage) or 2 (data, I/O, memory);
-// nothing escapes as std::terminate (docs/RELIABILITY.md).
+// the functions declared in commands.hpp. main owns what every command
+// shares: the one message form on stderr (`bloomkit: WHERE: what`), the exit
+// codes (0 ok, 1 usage, 2 data), the unknown-command suggestion, values that
+// begin with '-' read as data (argv_rewrite.hpp), and the final check of
+// stdout: a command whose output could not be written (a full disk,
+// /dev/full) exits 2 instead of 0. Nothing escapes as std::terminate, and
+// SIGINT/SIGTERM remove a save's temporary file (docs/RELIABILITY.md).
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
+#include "argv_rewrite.hpp"
 #include "bloomkit/error.hpp"
 #include "commands.hpp"
 #include "memory.hpp"
@@ -18,34 +27,71 @@
 
 namespace {
 
-/// Prints "bloomkit: what" (once, if the message already starts so).
-void report(const char* what) {
-  const char* prefix = "bloomkit: ";
-  while (std::strncmp(what, prefix, std::strlen(prefix)) == 0) what += std::strlen(prefix);
-  std::fprintf(stderr, "bloomkit: %s\n", what);
+/// Prints `bloomkit: MESSAGE` once: library messages that carry their own
+/// "bloomkit: " prefix (file_format's) lose it, so it is never doubled.
+void erase_all(std::string& text, std::string_view what) {
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at)) text.erase(at, what.size());
 }
 
-/// The message for std::bad_alloc, formatted without allocating.
+/// Prints `bloomkit: WHERE: what` once. Library messages carry their own
+/// decorations, which are folded into that one form: a "bloomkit: " or
+/// "bloomkit file: " prefix is dropped, a leading "'FILE': " becomes
+/// "FILE: ", and the file is then not named a second time ("cannot map
+/// 'x.bkf': ..." after "x.bkf: ").
+void report(std::string message) {
+  erase_all(message, "bloomkit: ");
+  erase_all(message, "bloomkit file: ");
+  if (message.size() > 2 && message[0] == '\'') {
+    const std::size_t close = message.find("': ", 1);
+    if (close != std::string::npos) {
+      const std::string file = message.substr(1, close - 1);
+      message = file + ": " + message.substr(close + 3);
+      erase_all(message, " '" + file + "'");
+    }
+  }
+  std::fprintf(stderr, "bloomkit: %s\n", message.c_str());
+}
+
+/// Flushes stdout (C and C++ streams) and turns a failed write into exit 2:
+/// output that did not arrive must not look like success.
+int checked_exit(int rc) {
+  std::cout.flush();
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int code = errno;
+  if (flush_failed || std::ferror(stdout) || !std::cout.good()) {
+    report(std::string("cannot write to stdout") + (code != 0 ? std::string(": ") + std::strerror(code) : ""));
+    return rc == bloomkit::cli::exit_ok ? bloomkit::cli::exit_data : rc;
+  }
+  return rc;
+}
+
+/// The message for std::bad_alloc, formatted and printed without
+/// allocating (the heap is what just failed).
 int report_out_of_memory() {
   const std::size_t bytes = bloomkit::cli::failed_allocation_bytes();
-  char line[160];
   if (bytes != 0) {
-    std::snprintf(line, sizeof line, "out of memory: an allocation of %zu bytes (%.1f MiB) failed; nothing was written",
-                  bytes, static_cast<double>(bytes) / (1024.0 * 1024.0));
+    std::fprintf(stderr,
+                 "bloomkit: out of memory: an allocation of %zu bytes (%.1f MiB) failed; nothing was written "
+                 "(a smaller --capacity or a larger --fpr needs less)\n",
+                 bytes, static_cast<double>(bytes) / (1024.0 * 1024.0));
   } else {
-    std::snprintf(line, sizeof line, "out of memory; nothing was written");
+    std::fprintf(stderr, "bloomkit: out of memory; nothing was written\n");
   }
-  report(line);
   return bloomkit::cli::exit_data;
 }
 
 int run(int argc, char** argv) {
   CLI::App app{"bloomkit: build, query and inspect Bloom filters and their relatives"};
+  app.name("bloomkit");  // parse(vector) does not take the name from argv[0]
   app.require_subcommand(1);
   app.set_version_flag("--version", "bloomkit 0.1.0");
   bloomkit::cli::register_commands(app);
+  const std::vector<std::string> args = bloomkit::cli::rewrite_arguments(app, argc, argv);
   try {
-    app.parse(argc, argv);
+    // CLI11 takes the arguments in reverse order (it pops from the back).
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : bloomkit::cli::exit_usage;
@@ -58,20 +104,20 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   bloomkit::cli::install_signal_handlers();
   try {
-    return run(argc, argv);
+    return checked_exit(run(argc, argv));
   } catch (const bloomkit::cli::usage_error& e) {
     report(e.what());
-    return bloomkit::cli::exit_usage;
+    return checked_exit(bloomkit::cli::exit_usage);
   } catch (const std::bad_alloc&) {
-    return report_out_of_memory();
+    return checked_exit(report_out_of_memory());
   } catch (const bloomkit::error& e) {
     report(e.what());
-    return bloomkit::cli::exit_data;
+    return checked_exit(bloomkit::cli::exit_data);
   } catch (const std::exception& e) {
     report(e.what());
-    return bloomkit::cli::exit_data;
+    return checked_exit(bloomkit::cli::exit_data);
   } catch (...) {
     report("an unexpected error (not a std::exception)");
-    return bloomkit::cli::exit_data;
+    return checked_exit(bloomkit::cli::exit_data);
   }
 }

@@ -16,6 +16,8 @@
 // include/bloomkit/parquet/values.hpp); --hex takes the exact bytes.
 // Exit codes as everywhere: 0 ok, 1 usage, 2 bad data (the message names the
 // file, row group, column or value).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -26,9 +28,12 @@
 
 #include "bloomkit/file_format.hpp"
 #include "bloomkit/parquet.hpp"
+#include "bloomkit/sizing.hpp"
+#include "bloomkit/split_block_bloom.hpp"
 #include "commands.hpp"
 #include "json_out.hpp"
 #include "key_input.hpp"
+#include "output_guard.hpp"
 
 namespace bloomkit::cli {
 
@@ -52,6 +57,37 @@ struct parquet_options {
 
 std::string type_words(const pq::column_descriptor& c) { return pq::describe(c); }
 
+/// One column chunk's filter as a reader can use it: absent, usable, or
+/// present but unusable (a malformed or unsupported header, a bitset outside
+/// the file). An unusable filter is reported with its reason and the chunk
+/// is treated as having no filter (it cannot be skipped), as DuckDB and
+/// Arrow readers do: one bad header must not make the other chunks fail.
+struct chunk_filter {
+  std::optional<pq::column_bloom_filter> filter;
+  std::string unusable;  ///< the reason, when the chunk has a filter that cannot be used
+};
+
+/// Opens a Parquet file; a folder (a partitioned dataset) is named as such
+/// rather than failing somewhere inside the footer parser.
+pq::reader open_parquet(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw error(errc::io, path + ": is a directory, not a Parquet file (give one of the .parquet files inside it)");
+  }
+  return pq::reader{std::filesystem::path(path)};
+}
+
+chunk_filter filter_of(pq::reader& file, std::size_t row_group, std::size_t column) {
+  chunk_filter out;
+  try {
+    out.filter = file.bloom_filter(row_group, column);
+  } catch (const error& e) {
+    if (e.code() == errc::invalid_argument) throw;  // our own index mistake, not the file's
+    out.unusable = e.what();
+  }
+  return out;
+}
+
 std::string fmt(const char* format, double x) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, x);
@@ -59,7 +95,7 @@ std::string fmt(const char* format, double x) {
 }
 
 int run_list(const parquet_options& o) {
-  pq::reader file{std::filesystem::path(o.file)};
+  pq::reader file = open_parquet(o.file);
   const auto& md = file.metadata();
   if (!o.json) {
     std::printf("%s: %zu row group(s), %zu column(s), %lld rows, written by %s\n", o.file.c_str(), md.row_groups.size(),
@@ -70,7 +106,11 @@ int run_list(const parquet_options& o) {
   for (std::size_t g = 0; g < md.row_groups.size(); ++g) {
     for (std::size_t c = 0; c < md.columns.size(); ++c) {
       const auto& col = md.columns[c];
-      const auto filter = file.bloom_filter(g, c);
+      const chunk_filter chunk = filter_of(file, g, c);
+      const auto& filter = chunk.filter;
+      if (!chunk.unusable.empty()) {
+        std::fprintf(stderr, "bloomkit: warning: %s\n", chunk.unusable.c_str());
+      }
       if (o.json) {
         json_object j;
         j.field("row_group", g).field("column", col.dotted_path()).field("physical_type", pq::to_string(col.type));
@@ -80,8 +120,11 @@ int run_list(const parquet_options& o) {
         } else {
           j.field("logical_type", logical);
         }
-        j.field("num_values", md.row_groups[g].columns[c].num_values).field("has_filter", filter.has_value());
+        j.field("num_values", md.row_groups[g].columns[c].num_values)
+            .field("has_filter", filter.has_value() || !chunk.unusable.empty());
+        if (!chunk.unusable.empty()) j.field("usable", false).field("error", chunk.unusable);
         if (filter) {
+          j.field("usable", true);
           j.field("bloom_filter_offset", filter->offset)
               .field("bloom_filter_length", filter->declared_length)
               .field("num_bytes", filter->header.num_bytes)
@@ -97,6 +140,9 @@ int run_list(const parquet_options& o) {
                     type_words(col).c_str(), static_cast<unsigned long long>(filter->offset), length.c_str(),
                     static_cast<unsigned long long>(filter->filter.bit_count()),
                     fmt("%.4f", filter->filter.fill_ratio()).c_str(), filter->filter.estimated_cardinality());
+      } else if (!chunk.unusable.empty()) {
+        std::printf("%-4zu %-24s %-28s %10s\n", g, col.dotted_path().c_str(), type_words(col).c_str(),
+                    "unusable filter (see the warning)");
       } else {
         std::printf("%-4zu %-24s %-28s %10s\n", g, col.dotted_path().c_str(), type_words(col).c_str(), "no filter");
       }
@@ -106,33 +152,44 @@ int run_list(const parquet_options& o) {
 }
 
 int run_probe(const parquet_options& o) {
-  pq::reader file{std::filesystem::path(o.file)};
+  pq::reader file = open_parquet(o.file);
   const auto& md = file.metadata();
   const std::size_t c = file.column_index(o.column);
   const auto& col = md.columns[c];
   // Convert every value first, so a bad one fails before any output.
   std::vector<std::vector<std::byte>> bytes;
   for (const auto& v : o.values) bytes.push_back(o.hex ? pq::encode_hex(col, v) : pq::encode_value(col, v));
-  std::vector<std::optional<pq::column_bloom_filter>> filters;
-  for (std::size_t g = 0; g < md.row_groups.size(); ++g) filters.push_back(file.bloom_filter(g, c));
+  std::vector<chunk_filter> chunks;
+  for (std::size_t g = 0; g < md.row_groups.size(); ++g) {
+    chunks.push_back(filter_of(file, g, c));
+    if (!chunks.back().unusable.empty()) {
+      std::fprintf(stderr, "bloomkit: warning: %s; that row group cannot be skipped\n", chunks.back().unusable.c_str());
+    }
+  }
 
   std::size_t skippable_all = 0;  // row groups excluded for every value (col IN (...))
   std::vector<std::size_t> skippable(o.values.size(), 0);
-  for (std::size_t g = 0; g < filters.size(); ++g) {
+  for (std::size_t g = 0; g < chunks.size(); ++g) {
     bool all_excluded = !o.values.empty();
+    const auto& filter = chunks[g].filter;
+    const bool unusable = !chunks[g].unusable.empty();
     for (std::size_t i = 0; i < o.values.size(); ++i) {
-      const bool has = filters[g].has_value();
-      const bool excluded = has && !filters[g]->filter.may_contain(bytes[i]);
+      const bool has = filter.has_value();
+      const bool excluded = has && !filter->filter.may_contain(bytes[i]);
       if (excluded) ++skippable[i];
       all_excluded = all_excluded && excluded;
       if (o.json) {
         json_object j;
         j.field("row_group", g).field("column", col.dotted_path()).field("value", o.values[i]);
-        j.field("has_filter", has).field("excluded", excluded);
+        j.field("has_filter", has || unusable).field("excluded", excluded);
+        if (unusable) j.field("usable", false).field("error", chunks[g].unusable);
         std::fputs(j.line().c_str(), stdout);
       } else {
         std::printf("row group %zu  %s = %s  %s\n", g, col.dotted_path().c_str(), o.values[i].c_str(),
-                    !has ? "no filter (must be read)" : excluded ? "excluded (definitely absent)" : "may contain");
+                    unusable ? "unusable filter (must be read)"
+                    : !has   ? "no filter (must be read)"
+                    : excluded ? "excluded (definitely absent)"
+                               : "may contain");
       }
     }
     if (all_excluded) ++skippable_all;
@@ -157,16 +214,38 @@ int run_probe(const parquet_options& o) {
 }
 
 int run_extract(const parquet_options& o) {
-  pq::reader file{std::filesystem::path(o.file)};
+  refuse_output_over_inputs(o.output, {o.file});
+  pq::reader file = open_parquet(o.file);
   const std::size_t c = file.column_index(o.column);
   auto filter = file.bloom_filter(o.row_group, c);
   if (!filter) {
     throw error(errc::invalid_argument, o.file + ": row group " + std::to_string(o.row_group) + " column " +
                                             file.metadata().columns[c].dotted_path() + " has no Bloom filter");
   }
-  bloomkit::save(filter->filter, std::filesystem::path(o.output));
-  std::fprintf(stderr, "wrote %s: split_block_bloom, %llu bytes, fill %.4f\n", o.output.c_str(),
-               static_cast<unsigned long long>(filter->filter.size_in_bytes()), filter->filter.fill_ratio());
+  // The file records neither how many values were inserted nor the design
+  // point. Record what the file does say: the chunk's value count as the
+  // capacity (the writer inserted at most that many), the FPR the formula
+  // gives at that count, and, as inserted, the distinct values estimated
+  // from the bits (never more than the value count). Not 0 beside an
+  // estimate of thousands, and not a capacity made up from a 1 % rule.
+  const split_block_bloom& bits = filter->filter;
+  const auto values = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(1, file.metadata().row_groups[o.row_group].columns[c].num_values));
+  const double estimate = bits.estimated_cardinality();
+  const std::uint64_t inserted =
+      std::isfinite(estimate) ? std::min<std::uint64_t>(values, static_cast<std::uint64_t>(std::llround(estimate)))
+                              : values;
+  const double fpr = std::clamp(sizing::split_block_fpr(static_cast<double>(bits.num_blocks()), static_cast<double>(values)),
+                                1e-300, 0.999999);
+  const split_block_bloom truthful(block_filter_params{bits.num_blocks(), 8, values, fpr, bits.hash()},
+                                   std::vector<split_block_bloom::block_type>(bits.blocks().begin(), bits.blocks().end()),
+                                   inserted);
+  bloomkit::save(truthful, std::filesystem::path(o.output));
+  std::fprintf(stderr,
+               "wrote %s: split_block_bloom, %llu bytes, fill %.4f; capacity %llu (the chunk's values), inserted %llu "
+               "(distinct values estimated from the bits: the Parquet file does not record it)\n",
+               o.output.c_str(), static_cast<unsigned long long>(truthful.size_in_bytes()), truthful.fill_ratio(),
+               static_cast<unsigned long long>(values), static_cast<unsigned long long>(inserted));
   return exit_ok;
 }
 
@@ -177,6 +256,7 @@ void write_atomically(const std::string& path, std::span<const std::byte> bytes)
 }
 
 int run_encode(const parquet_options& o) {
+  refuse_output_over_inputs(o.output, {o.file});
   const any_filter loaded = bloomkit::load(std::filesystem::path(o.file));
   const auto* sbbf = std::get_if<split_block_bloom>(&loaded);
   if (sbbf == nullptr) {
@@ -209,8 +289,9 @@ pq::write_options write_options_from(const parquet_options& o) {
 }
 
 int run_write(const parquet_options& o) {
-  if (!(o.fpp > 0.0 && o.fpp < 1.0)) throw usage_error("--fpp must be in (0, 1)");
+  if (!(o.fpp > 0.0 && o.fpp < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   const pq::write_options options = write_options_from(o);
+  refuse_output_over_inputs(o.output, {o.file});
   pq::column_spec column = pq::column_for_type(o.type, o.column.empty() ? "value" : o.column);
   const pq::column_descriptor desc = column.descriptor();
   std::vector<std::vector<std::byte>> values;
@@ -283,7 +364,7 @@ void register_parquet(CLI::App& app, command_table& table) {
       ->required();
   write->add_option("--column", o->column, "the column's name (default value)");
   write->add_option("--row-group-rows", o->row_group_rows, "rows per row group (default 1048576)");
-  write->add_option("--fpp", o->fpp, "false-positive rate each filter is sized for (default 0.01)");
+  write->add_option("--fpr,--fpp", o->fpp, "false-positive rate each filter is sized for (default 0.01; --fpp is Parquet's name)");
   write->add_option("--sizing", o->sizing, "whose size rounding: duckdb (default), arrow_cpp, arrow_rs");
   write->add_flag("--hex", o->hex, "lines are the exact value bytes in hex");
 

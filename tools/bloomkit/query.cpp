@@ -91,10 +91,8 @@ class answer_writer {
       maybes_ += maybe[i] ? 1 : 0;
       if (o_.json) {
         out += "{\"key\":";
-        if (format_ == key_format::u64) {
-          std::uint64_t value = 0;
-          (void)parse_u64(lines[i], value);  // already validated when hashed
-          append_json_integer(out, value);
+        if (is_integer_format(format_)) {
+          append_integer_key(out, format_, lines[i]);  // validated when hashed
         } else {
           append_json_string(out, lines[i]);
           if (format_ == key_format::text && !is_valid_utf8(lines[i])) {
@@ -203,7 +201,7 @@ void register_query(CLI::App& app, command_table& table) {
   sub->add_option("file", o->file, "the filter file")->required();
   sub->add_option("keys", o->keys, "keys to ask about (else --input files or stdin)");
   sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
-  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
   sub->add_flag("-c,--count", o->count, "print only the number of keys answered maybe");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"maybe\": true|false}");
   sub->add_flag("--stats", o->stats, "print the time spent in lookups and in the rest on stderr");

@@ -3,11 +3,18 @@
 //
 // Each key is removed once (counting_bloom::remove). A key that is certainly
 // absent (a zero counter) is refused and changes nothing; it is reported as
-// "absent", not as an error, so a batch of deletions goes through. The
-// filter is written atomically (file_format's save: temporary file, fsync,
-// rename) to FILE itself or to -o OUT, and the per-key answers are printed
-// only after that succeeded, so what is printed is what the file holds. A key
-// that does not parse in --format aborts before anything is written (exit 2).
+// "absent", not as an error, so a batch of deletions goes through.
+//
+// Order, so that a non-zero exit always means the filter is unchanged (a
+// retry then removes each key once, not twice): the removals are made in
+// memory, the per-key answers are written to stdout and flushed, and only
+// when that succeeded is the filter committed, atomically (file_format's
+// save: temporary file, fsync, rename), to FILE itself or to -o OUT. If
+// stdout fails (a full disk, a closed pipe) nothing is saved (exit 2); if
+// the save fails after the answers were printed, the message says that
+// nothing was removed (exit 2). So the answers are final only with exit 0.
+// A key that does not parse in --format aborts before anything is written
+// (exit 2). Neither FILE nor -o OUT may be one of the --input key files.
 //
 // Output, one line per key in input order:
 //   plain   KEY<TAB>removed | KEY<TAB>absent
@@ -17,7 +24,9 @@
 // Removing a key that was never inserted but passes the filter (a false
 // positive) is accepted like any other and decrements counters other keys
 // share: callers remove only keys they inserted (counting_bloom.hpp).
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -30,6 +39,7 @@
 #include "commands.hpp"
 #include "json_out.hpp"
 #include "key_input.hpp"
+#include "output_guard.hpp"
 
 namespace bloomkit::cli {
 
@@ -58,10 +68,8 @@ void append_hex_bytes(std::string& out, std::string_view bytes) {
 void append_answer(std::string& out, const remove_options& o, key_format format, std::string_view line, bool removed) {
   if (o.json) {
     out += "{\"key\":";
-    if (format == key_format::u64) {
-      std::uint64_t value = 0;
-      (void)parse_u64(line, value);  // already validated when hashed
-      append_json_integer(out, value);
+    if (is_integer_format(format)) {
+      append_integer_key(out, format, line);  // validated when hashed
     } else {
       append_json_string(out, line);
       if (format == key_format::text && !is_valid_utf8(line)) {
@@ -84,6 +92,8 @@ int run_remove(const remove_options& o) {
   for (const auto& path : o.inputs) stdin_uses += path == "-" ? 1 : 0;
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
+  const std::string target = o.output.empty() ? o.file : o.output;
+  refuse_output_over_inputs(target, o.inputs, o.output.empty() ? "FILE" : "-o");
   any_filter loaded = load(std::filesystem::path(o.file));
   auto* filter = std::get_if<counting_bloom>(&loaded);
   if (filter == nullptr) {
@@ -119,13 +129,17 @@ int run_remove(const remove_options& o) {
     }
   }
 
-  const std::string target = o.output.empty() ? o.file : o.output;
-  save(*filter, std::filesystem::path(target));
-
-  if (!answers.empty() && std::fwrite(answers.data(), 1, answers.size(), stdout) != answers.size()) {
-    throw error(errc::io, "cannot write the answers to stdout");
+  // Answers first, then commit (see the header comment).
+  if ((!answers.empty() && std::fwrite(answers.data(), 1, answers.size(), stdout) != answers.size()) ||
+      std::fflush(stdout) != 0) {
+    throw error(errc::io, "cannot write the answers to stdout (" + std::string(std::strerror(errno)) + "); " +
+                              target + " was not changed");
   }
-  if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write the answers to stdout");
+  try {
+    save(*filter, std::filesystem::path(target));
+  } catch (const error& e) {
+    throw error(e.code(), std::string(e.what()) + "; nothing was removed, " + target + " is unchanged");
+  }
   if (!o.quiet) {
     std::fprintf(stderr,
                  "bloomkit: removed %llu of %llu keys from %s (%llu certainly absent, left unchanged); "
@@ -156,7 +170,7 @@ void register_remove(CLI::App& app, command_table& table) {
   sub->add_option("file", o->file, "the counting filter file")->required();
   sub->add_option("keys", o->keys, "keys to remove (else --input files or stdin)");
   sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
-  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text)");
+  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
   sub->add_option("-o,--output", o->output, "write the result here instead of back to FILE (atomically)");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"removed\": true|false}");
   sub->add_flag("-q,--quiet", o->quiet, "no summary line on stderr");

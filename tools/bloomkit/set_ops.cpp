@@ -5,7 +5,8 @@
 // blocks and k); the first difference found is named, with both values and
 // both files, and nothing is written (exit 2). The result keeps the first
 // file's capacity and target FPR, and is written atomically (file_format's
-// save), so OUT may also be one of the inputs.
+// save). OUT may not be one of the inputs (output_guard.hpp): an intersection
+// written over its input cannot be undone; write a new file, then rename it.
 //
 // What the result means: the union of two Bloom filters is exactly the filter
 // of the union of their sets. The intersection's bits are a superset of the
@@ -24,6 +25,7 @@
 #include "commands.hpp"
 #include "filter_summary.hpp"
 #include "json_out.hpp"
+#include "output_guard.hpp"
 
 namespace bloomkit::cli {
 
@@ -40,9 +42,21 @@ struct set_options {
 
 std::string hash_words(hash_spec h) { return std::string(to_string(h.algorithm)) + " seed " + std::to_string(h.seed); }
 
+/// "bits 1024, k 7, blocks 2 (built for --capacity 100 --fpr 0.01)": what must agree.
+std::string shape_words(const filter_summary& s) {
+  std::string out;
+  if (s.bits) out += "bits " + std::to_string(*s.bits);
+  if (s.k) out += (out.empty() ? "" : ", ") + std::string("k ") + std::to_string(*s.k);
+  if (s.blocks) out += (out.empty() ? "" : ", ") + std::string("blocks ") + std::to_string(*s.blocks);
+  char fpr[32];
+  std::snprintf(fpr, sizeof fpr, "%g", s.target_fpr);
+  return out + " (built for --capacity " + std::to_string(s.capacity) + " --fpr " + fpr + ")";
+}
+
 int run_set_op(set_op op, const set_options& o) {
   const char* verb = op == set_op::merge ? "merge" : "intersect";
   if (o.inputs.size() < 2) throw usage_error(std::string(verb) + " needs at least two filter files");
+  refuse_output_over_inputs(o.output, o.inputs);
 
   any_filter result = load(std::filesystem::path(o.inputs[0]));
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
@@ -77,26 +91,31 @@ int run_set_op(set_op op, const set_options& o) {
               }
             }
           } catch (const error& e) {
-            // The library names the differing parameter; add the files.
-            throw error(e.code(), prefix + e.what());
+            // The library names the differing parameter; add each file with
+            // its own figures, and the fix.
+            if (e.code() != errc::mismatch) throw error(e.code(), prefix + e.what());
+            throw error(e.code(), prefix + e.what() + "; " + o.inputs[0] + ": " + shape_words(summarize_one(a, kind_of(result))) +
+                                      "; " + o.inputs[i] + ": " + shape_words(summarize_one(b, kind_of(other))) +
+                                      ". Build both with the same --kind, --capacity and --fpr (or the same --bits and "
+                                      "--hashes) to " + verb + " them");
           }
         },
         result);
   }
 
-  // The summary (it allocates) before the save: once the file is in place
-  // the command must not exit 2 (docs/RELIABILITY.md).
+  // The --json summary first, then the commit (as in build): a lost
+  // summary fails the command with nothing written.
   const filter_summary summary = summarize(result);
-  std::string json_text;
   if (o.json) {
     json_object line = summary_json(summary);
     line.field("file", o.output);
-    json_text = line.line();
+    std::fputs(line.line().c_str(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      throw error(errc::io, "cannot write to stdout (the --json summary); " + o.output + " was not written");
+    }
   }
   save(result, o.output);
-  if (o.json) {
-    std::fputs(json_text.c_str(), stdout);
-  } else if (!o.quiet) {
+  if (!o.json && !o.quiet) {
     std::fprintf(stderr, "bloomkit: wrote %s: %s of %zu filters, %llu inserted, estimated FPR %.4g%%\n",
                  o.output.c_str(), op == set_op::merge ? "union" : "intersection", o.inputs.size(),
                  static_cast<unsigned long long>(summary.inserted), 100 * summary.estimated_fpr);

@@ -1,0 +1,26 @@
+// tools/bloomkit/output_guard.cpp - see output_guard.hpp.
+#include "output_guard.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.hpp"
+
+namespace bloomkit::cli {
+
+void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
+                               std::string_view option) {
+  struct stat out {};
+  if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0) return;  // a new file: nothing to lose
+  for (const auto& input : inputs) {
+    struct stat in {};
+    const int rc = input == "-" ? ::fstat(STDIN_FILENO, &in) : ::stat(input.c_str(), &in);
+    if (rc != 0 || in.st_dev != out.st_dev || in.st_ino != out.st_ino) continue;
+    const std::string name = input == "-" ? "stdin" : "the input " + input;
+    const std::string same = input == output ? "" : " (the same file, through a link or another path)";
+    throw usage_error(std::string(option) + " " + output + " is " + name + same +
+                      ": writing it would replace the input; choose another output name");
+  }
+}
+
+}  // namespace bloomkit::cli
