@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "filter_summary.hpp"
 #include "json_out.hpp"
+#include "jvm_formats.hpp"
 
 namespace bloomkit::cli {
 
@@ -65,6 +66,7 @@ std::string checksum_words(const file_info& info) {
 }
 
 int run_info(const info_options& o) {
+  if (is_jvm_filter_file(o.file)) return run_jvm_info(o.file, o.json);
   const file_info info = inspect(std::filesystem::path(o.file));
 
   std::optional<filter_summary> summary;

@@ -7,6 +7,7 @@
 //   auto guava = bloomkit::read_guava_stream(bytes);          // Guava's BloomFilter.writeTo bytes
 //   auto any = bloomkit::read_jvm_filter(bytes);              // either, told apart by their headers
 //   auto f = bloomkit::load_jvm_filter("filter.bin");         // from a file
+//   bloomkit::save_jvm_filter(f, "out.bin");                  // atomically, in its own format
 //
 // Spark (java.io.DataOutputStream, all big-endian):
 //   version 1:  int32 version = 1 | int32 numHashFunctions | int32 numWords | numWords x int64
@@ -36,7 +37,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/file_format.hpp"  // mapped_file
+#include "bloomkit/file_format.hpp"  // mapped_file, the atomic writer
 #include "bloomkit/guava_bloom.hpp"
 #include "bloomkit/spark_bloom.hpp"
 
@@ -244,6 +245,17 @@ inline std::vector<std::byte> write_jvm_filter(const jvm_filter& f) {
         }
       },
       f);
+}
+
+/// Writes `f` to `path` as its own stream (Spark's or Guava's readFrom reads
+/// the file), atomically: a temporary file in the same folder, fsync, rename,
+/// so `path` never holds a partial filter and may be one of the inputs it
+/// was computed from. Throws errc::io naming `path`.
+inline void save_jvm_filter(const jvm_filter& f, const std::filesystem::path& path) {
+  const std::vector<std::byte> bytes = write_jvm_filter(f);
+  detail::format::atomic_file_writer file(path);
+  file.write(bytes);
+  file.commit();
 }
 
 }  // namespace bloomkit
