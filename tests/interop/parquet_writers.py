@@ -135,8 +135,11 @@ def write_spark(spark, work):
         (idc % 2 == 0).alias("bool"),
     )
     files = []
+    # parquet-mr reads expected.ndv only per column ("...expected.ndv#COLUMN"); without it
+    # every filter is parquet.bloom.filter.max.bytes (default 1 MiB) long.
+    per_column_ndv = {f"parquet.bloom.filter.expected.ndv#{c}": "3000" for c in df.columns}
     for name, ts_type, options in [
-        ("parquet_mr_ndv", "TIMESTAMP_MICROS", {"parquet.bloom.filter.expected.ndv": "3000"}),
+        ("parquet_mr_ndv", "TIMESTAMP_MICROS", per_column_ndv),
         ("parquet_mr_max_bytes", "TIMESTAMP_MILLIS", {"parquet.bloom.filter.max.bytes": "8192"}),
     ]:
         spark.conf.set("spark.sql.parquet.outputTimestampType", ts_type)
@@ -155,7 +158,8 @@ def write_spark(spark, work):
         path = os.path.join(work, name + ".parquet")
         os.replace(os.path.join(out, part[0]), path)
         files.append((name, path, f"Spark 4.3.0 / parquet-mr 1.17.0, {ts_type}, " +
-                      ", ".join(f"{k}={v}" for k, v in options.items())))
+                      ("expected.ndv#COLUMN=3000" if options is per_column_ndv
+                       else ", ".join(f"{k}={v}" for k, v in options.items()))))
     return files
 
 
