@@ -63,6 +63,16 @@ FilterClass = Union[
     "type[ScalableBloom]", "type[BinaryFuse]", "type[Ribbon]",
 ]
 
+# help(), repr(type) and tracebacks name the public module, not the extension.
+for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon,
+             Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
+             TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
+             ConstructionError, UnsupportedError, ReadOnlyError, ClosedError, KeyOverflowError):
+    try:
+        _cls.__module__ = "bloomkit"
+    except (AttributeError, TypeError):  # pragma: no cover - a type that refuses it keeps its name
+        pass
+
 #: The classes by the CLI's --kind spelling (bloomkit build --kind ...).
 KINDS: dict[str, Any] = {
     "standard": StandardBloom,
