@@ -158,6 +158,12 @@ test_parquet_duckdb() {
   say "Parquet round trip with DuckDB (bloomkit writes, DuckDB reads and probes; and back)"
   tests/parquet_duckdb/run.sh build/release/bloomkit
 }
+test_python() {
+  # The Python package: build/venv from python/requirements (pinned), the
+  # extension built and installed, pytest over python/tests (no tests = failure).
+  say "Python package: build, install into build/venv, pytest"
+  "$ROOT/python/venv.sh" test
+}
 test_web() {
   [ -f web/package.json ] || { say "no playground yet"; return 0; }
   wait_background_setup
@@ -224,6 +230,7 @@ cmd_test() {
   step release test_release
   step bench-smoke test_bench_smoke
   step parquet-duckdb test_parquet_duckdb
+  step python test_python
   step debug test_debug
   step tsan test_tsan
   step fuzz test_fuzz

@@ -1,0 +1,178 @@
+"""bloomkit: Bloom filters and their relatives over the bloomkit C++ library.
+
+Every kind is a class: SplitBlockBloom (Parquet's filter), BlockedBloom, StandardBloom,
+CountingBloom (with remove), ScalableBloom (grows), and the static BinaryFuse and Ribbon
+(built once from all keys). Keys hash exactly as in C++ and the CLI: bytes-like as their
+bytes, str as UTF-8, int as 8 little-endian bytes, float as IEEE-754 double bits, NumPy and
+Arrow arrays element by element at their type's width. A filter built here and one built by
+`bloomkit build` from the same keys are the same file, byte for byte.
+
+    >>> import bloomkit
+    >>> f = bloomkit.SplitBlockBloom(1_000_000, 0.01)
+    >>> f.add_many(["apple", "banana"])
+    >>> "apple" in f, "cherry" in f
+    (True, False)
+    >>> f.save("fruit.bkf"); g = bloomkit.load("fruit.bkf")
+
+Batch calls (add_many, may_contain_many, add_hashes, may_contain_hashes) take NumPy arrays,
+pyarrow Arrays/ChunkedArrays (read in place) or any iterable, and release the GIL.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from . import _bloomkit
+from ._bloomkit import (
+    BinaryFuse,
+    BlockedBloom,
+    CountingBloom,
+    Ribbon,
+    ScalableBloom,
+    SplitBlockBloom,
+    StandardBloom,
+    # exceptions
+    Error,
+    InvalidArgumentError,
+    MismatchError,
+    HashMismatchError,
+    FileError,
+    FormatError,
+    TruncatedError,
+    CorruptError,
+    ChecksumError,
+    UnsupportedVersionError,
+    UnknownKindError,
+    ConstructionError,
+    UnsupportedError,
+    ReadOnlyError,
+    ClosedError,
+    KeyOverflowError,
+    # files
+    load,
+    open,
+    inspect,
+)
+from . import sizing
+
+__version__ = "0.1.0"
+
+Filter = Union[SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon]
+FilterClass = Union[
+    "type[SplitBlockBloom]", "type[BlockedBloom]", "type[StandardBloom]", "type[CountingBloom]",
+    "type[ScalableBloom]", "type[BinaryFuse]", "type[Ribbon]",
+]
+
+# help(), repr(type) and tracebacks name the public module, not the extension.
+for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon,
+             Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
+             TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
+             ConstructionError, UnsupportedError, ReadOnlyError, ClosedError, KeyOverflowError):
+    try:
+        _cls.__module__ = "bloomkit"
+    except (AttributeError, TypeError):  # pragma: no cover - a type that refuses it keeps its name
+        pass
+
+#: The classes by the CLI's --kind spelling (bloomkit build --kind ...).
+KINDS: dict[str, Any] = {
+    "standard": StandardBloom,
+    "blocked": BlockedBloom,
+    "split-block": SplitBlockBloom,
+    "binary-fuse": BinaryFuse,
+    "ribbon": Ribbon,
+    "counting": CountingBloom,
+    "scalable": ScalableBloom,
+}
+
+# Other spellings: the file format's kind names and the class names.
+_ALIASES: dict[str, Any] = {
+    "standard_bloom": StandardBloom,
+    "blocked_bloom": BlockedBloom,
+    "split_block_bloom": SplitBlockBloom,
+    "split_block": SplitBlockBloom,
+    "binary_fuse": BinaryFuse,
+    "counting_bloom": CountingBloom,
+    "scalable_bloom": ScalableBloom,
+    **{cls.__name__: cls for cls in KINDS.values()},
+}
+
+#: The hash each class uses unless told otherwise (as the CLI's kind table).
+_DEFAULT_HASH: dict[Any, tuple[str, int]] = {
+    SplitBlockBloom: ("xxh64", 0),
+    BlockedBloom: ("xxh3_64", 0),
+    StandardBloom: ("xxh3_64", 0),
+    CountingBloom: ("xxh3_64", 0),
+    ScalableBloom: ("xxh3_64", 0),
+    BinaryFuse: ("xxh3_64", 0),
+    Ribbon: ("xxh3_64", 0),
+}
+
+
+def from_bytes(data: Any) -> Any:
+    """The filter stored in `data` (bytes-like, bloomkit's file format: what to_bytes, save and the
+    CLI write), of whichever kind it holds, as an owning, writable filter. Every field and both
+    checksums are checked first: TruncatedError, CorruptError, ChecksumError,
+    UnsupportedVersionError or UnknownKindError (all FormatError, a ValueError) otherwise."""
+    return _bloomkit.from_bytes(data)
+
+
+def _unpickle(header: Any, payload: Any) -> Any:
+    # Protocol-5 pickles: the file header in band, the words out of band.
+    return _bloomkit._unpickle(header, payload)
+
+
+def kind(name: str) -> Any:
+    """The filter class for a kind name as the CLI spells it ("split-block", "blocked",
+    "standard", "counting", "scalable", "binary-fuse", "ribbon"); the file format's names
+    ("split_block_bloom", ...) and the class names work too. InvalidArgumentError otherwise."""
+    cls = KINDS.get(name) or _ALIASES.get(name)
+    if cls is None:
+        raise InvalidArgumentError(
+            f"unknown kind {name!r}; choose one of: {', '.join(KINDS)}"
+        )
+    return cls
+
+
+def _hash_spec_of(kind_or_filter: Any) -> tuple[str, int]:
+    if isinstance(kind_or_filter, str):
+        return _DEFAULT_HASH[kind(kind_or_filter)]
+    if isinstance(kind_or_filter, type):
+        if kind_or_filter not in _DEFAULT_HASH:
+            raise TypeError(f"{kind_or_filter!r} is not a bloomkit filter class")
+        return _DEFAULT_HASH[kind_or_filter]
+    if isinstance(kind_or_filter, tuple) and len(kind_or_filter) == 2:
+        return (str(kind_or_filter[0]), int(kind_or_filter[1]))
+    spec = getattr(kind_or_filter, "hash_spec", None)
+    if spec is None:
+        raise TypeError("expected a kind name, a filter class, a filter or an (algorithm, seed) tuple")
+    return spec
+
+
+def hash_keys(keys: Any, kind_or_filter: Any = "split-block") -> Any:
+    """The uint64 hashes (a NumPy array) that `kind_or_filter` computes for `keys`: the same
+    values its add_many / may_contain_many use, so code can route or partition keys by hash
+    (e.g. by block: ((h >> 32) * num_blocks) >> 32) and then call add_hashes.
+
+    `kind_or_filter` is a filter (its hash_spec), a filter class or CLI kind name (that kind's
+    default hash), or an (algorithm, seed) tuple. `keys` is any batch input (see
+    may_contain_many); Arrow nulls raise InvalidArgumentError. Releases the GIL."""
+    algorithm, seed = _hash_spec_of(kind_or_filter)
+    return _bloomkit._hash_keys(keys, algorithm, seed)
+
+
+def hash_key(key: Any, kind_or_filter: Any = "split-block") -> int:
+    """The 64-bit hash of one key, as hash_keys computes it."""
+    algorithm, seed = _hash_spec_of(kind_or_filter)
+    return _bloomkit._hash_key(key, algorithm, seed)
+
+
+__all__ = [
+    "SplitBlockBloom", "BlockedBloom", "StandardBloom", "CountingBloom", "ScalableBloom",
+    "BinaryFuse", "Ribbon", "Filter", "KINDS", "kind", "hash_key", "hash_keys",
+    "from_bytes", "load", "open", "inspect", "sizing", "parquet",
+    "Error", "InvalidArgumentError", "MismatchError", "HashMismatchError", "FileError", "FormatError",
+    "TruncatedError", "CorruptError", "ChecksumError", "UnsupportedVersionError", "UnknownKindError",
+    "ConstructionError", "UnsupportedError", "ReadOnlyError", "ClosedError", "KeyOverflowError",
+]
+
+from . import parquet  # noqa: E402  (needs the classes above)

@@ -1,0 +1,103 @@
+"""bloomkit.parquet: the split-block Bloom filters inside Parquet files.
+
+A Parquet writer may store, per row group and column, a split-block Bloom filter of the
+column's values (apache/parquet-format BloomFilter.md). bloomkit reads them bit for bit, answers
+as the writer's engine would, and builds filters equal to what a writer stores.
+
+    >>> from bloomkit import parquet
+    >>> parquet.row_groups("events.parquet")[0]["has_filter"]
+    True
+    >>> parquet.skippable_row_groups("events.parquet", "user_id", [42, 7])
+    [0, 2]
+
+Values are hashed as Parquet hashes them: XXH64 (seed 0) of the value's plain encoding (INT32 as
+4 little-endian bytes, INT64 as 8, FLOAT/DOUBLE as IEEE bits, BYTE_ARRAY as its bytes, ...).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Optional, Union
+
+from . import _bloomkit
+from ._bloomkit import SplitBlockBloom
+
+_p = _bloomkit._parquet
+
+PathLike = Union[str, "os.PathLike[str]"]
+Column = Union[str, int]
+
+
+def row_groups(path: PathLike) -> list[dict[str, Any]]:
+    """One dict per (row group, column): row_group, column (dotted path), physical_type,
+    num_rows, has_filter, and for a filter its offset, num_bytes (the bitset), fill_ratio,
+    estimated_cardinality and estimated_fpr. Every offset and length is checked against the
+    file (CorruptError / TruncatedError otherwise)."""
+    return _p.row_groups(path)
+
+
+def read_filter(path: PathLike, column: Column, row_group: int) -> Optional[SplitBlockBloom]:
+    """The filter of `column` (name, dotted path or index) in `row_group` as a SplitBlockBloom
+    (XXH64 seed 0, the writer's exact bits), or None when the writer stored none."""
+    return _p.read_filter(path, column, row_group)
+
+
+def probe(path: PathLike, column: Column, values: Iterable[Any]) -> list[dict[str, Any]]:
+    """Per row group: row_group, has_filter, may_contain (one bool per value) and skip (True
+    when the row group has a filter and none of `values` may be in it, so a reader can skip it).
+
+    Values: str is converted by the column's type as the CLI does (numbers, dates, timestamps,
+    decimals, UUIDs from text); bytes are the plain-encoded value itself (BYTE_ARRAY: the bytes);
+    int, float and bool are converted like their text."""
+    return _p.probe(path, column, list(values))
+
+
+def skippable_row_groups(path: PathLike, column: Column, values: Iterable[Any]) -> list[int]:
+    """The row groups a reader can skip when looking for any of `values` in `column`."""
+    return [r["row_group"] for r in probe(path, column, values) if r["skip"]]
+
+
+def plain_encode(path: PathLike, column: Column, value: Any) -> bytes:
+    """The bytes Parquet hashes for `value` in this file's `column` (see probe for conversions)."""
+    return _p.plain_encode(path, column, value)
+
+
+def filter_from_bitset(bitset: Any) -> SplitBlockBloom:
+    """A SplitBlockBloom holding a Parquet bitset (bytes-like, a positive multiple of 32 bytes;
+    CorruptError otherwise), for example one read from a file by another tool."""
+    return _p.filter_from_bitset(bitset)
+
+
+# Arrow types whose Parquet physical type is INT32 although they are narrower: their plain
+# encoding is the value widened to 4 bytes (sign- or zero-extended, as the writer stores it).
+_WIDEN_TO_INT32 = {"int8", "int16", "uint8", "uint16"}
+
+
+def filter_for_column(values: Any, fpp: float = 0.01, writer: str = "duckdb",
+                      ndv: Optional[int] = None) -> SplitBlockBloom:
+    """The filter a Parquet writer stores for a column chunk holding `values` (a pyarrow Array or
+    ChunkedArray; nulls are not stored): sized as `writer` ('duckdb', 'arrow_cpp' or 'arrow_rs')
+    sizes it for `ndv` distinct values (default: counted) at `fpp`, holding the XXH64 of each
+    value's plain encoding. Equal, byte for byte, to the writer's bitset for the same values.
+    BOOLEAN columns are refused (writers store no filter for them)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = pa.array(values)
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    name = str(values.type)
+    if name == "bool":
+        raise _bloomkit.UnsupportedError("Parquet writers store no Bloom filter for BOOLEAN columns")
+    if name in _WIDEN_TO_INT32:
+        values = values.cast(pa.int32())
+    if ndv is None:
+        ndv = pc.count_distinct(values, mode="only_valid").as_py()
+    f = SplitBlockBloom.parquet_sized(max(int(ndv), 1), fpp, writer)
+    f.add_many(values)
+    return f
+
+
+__all__ = ["row_groups", "read_filter", "probe", "skippable_row_groups", "plain_encode",
+           "filter_from_bitset", "filter_for_column"]

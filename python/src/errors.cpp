@@ -1,0 +1,118 @@
+// python/src/errors.cpp - bind_errors: the exception hierarchy (see errors.hpp).
+//
+//   bloomkit.Error(Exception)                    every failure; .code names the errc
+//     InvalidArgumentError(Error, ValueError)    a parameter out of its domain
+//     MismatchError(Error, ValueError)           filters disagree on kind, parameters or hash
+//       HashMismatchError(MismatchError)         the stored hash_spec is not the expected one
+//     FileError(Error, OSError)                  the OS refused a read, write, open, rename or map
+//     FormatError(Error, ValueError)             bytes that are not a valid filter
+//       TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError
+//     ConstructionError(Error, RuntimeError)     a static filter could not be built
+//     UnsupportedError(Error, NotImplementedError)
+//     ReadOnlyError(Error, TypeError)            a write to a filter mapped from a file
+//     ClosedError(Error, ValueError)             a use of a mapped filter after close()
+//     KeyOverflowError(Error, OverflowError)     an int key outside [-2^63, 2^64)
+#include <nanobind/nanobind.h>
+
+#include <array>
+#include <exception>
+
+#include "errors.hpp"
+
+namespace nb = nanobind;
+
+namespace bloomkit::python {
+
+namespace {
+
+struct error_class {
+  const char* name;
+  const char* doc;
+  PyObject* type = nullptr;
+};
+
+// Indexed by errc value (0 unused: bloomkit.Error itself).
+std::array<error_class, 12> library_errors = {{
+    {"Error", "Every bloomkit failure. `code` is the library's error code name."},
+    {"InvalidArgumentError", "A parameter is out of its domain (fpr outside (0, 1), capacity 0, k 0, ...)."},
+    {"MismatchError", "Two filters, or a filter and a caller, disagree on kind, parameters or hash."},
+    {"FileError", "The operating system refused a read, write, open, rename or map."},
+    {"TruncatedError", "Input ended before a length field said it would."},
+    {"CorruptError", "A field holds a value that no valid writer produces."},
+    {"ChecksumError", "Bytes were altered after they were written."},
+    {"UnsupportedVersionError", "A format version newer than this reader understands."},
+    {"UnknownKindError", "A filter kind this reader does not know."},
+    {"HashMismatchError", "The stored hash_spec differs from the one the caller expects."},
+    {"ConstructionError", "A static filter could not be built (for example, retries exhausted)."},
+    {"UnsupportedError", "Valid input that this build does not implement."},
+}};
+
+std::array<error_class, 3> binding_errors = {{
+    {"ReadOnlyError", "A change to a filter mapped read-only from a file (bloomkit.open); copy() it first."},
+    {"ClosedError", "A use of a mapped filter after close()."},
+    {"KeyOverflowError", "An int key outside [-2**63, 2**64): keys are 8-byte integers."},
+}};
+
+PyObject* format_error = nullptr;
+
+PyObject* make_class(nb::module_& m, const char* name, const char* doc, nb::handle bases, const char* code) {
+  const std::string qualified = std::string("bloomkit.") + name;
+  nb::dict attrs;
+  attrs["code"] = nb::str(code);
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), attrs.ptr());
+  if (type == nullptr) throw nb::python_error();
+  m.attr(name) = nb::handle(type);
+  return type;  // the module holds a reference; the interpreter keeps it for the process
+}
+
+}  // namespace
+
+PyObject* exception_type(errc code) {
+  const auto i = static_cast<std::size_t>(code);
+  return i < library_errors.size() && library_errors[i].type != nullptr ? library_errors[i].type : library_errors[0].type;
+}
+
+PyObject* exception_type(binding_error code) { return binding_errors[static_cast<std::size_t>(code)].type; }
+
+void bind_errors(nb::module_& m) {
+  auto& base = library_errors[0];
+  base.type = make_class(m, base.name, base.doc, nb::handle(PyExc_Exception), "error");
+  const nb::handle error(base.type);
+  auto with = [&](nb::handle b, PyObject* builtin) { return nb::make_tuple(b, nb::handle(builtin)); };
+
+  format_error = make_class(m, "FormatError", "Bytes that are not a valid bloomkit filter (or Parquet structure).",
+                            with(error, PyExc_ValueError), "format");
+  const nb::handle format(format_error);
+  auto define = [&](errc code, nb::handle bases) {
+    auto& e = library_errors[static_cast<std::size_t>(code)];
+    e.type = make_class(m, e.name, e.doc, bases, std::string(to_string(code)).c_str());
+  };
+  define(errc::invalid_argument, with(error, PyExc_ValueError));
+  define(errc::mismatch, with(error, PyExc_ValueError));
+  define(errc::hash_mismatch, nb::make_tuple(nb::handle(exception_type(errc::mismatch))));
+  define(errc::io, with(error, PyExc_OSError));
+  define(errc::truncated, nb::make_tuple(format));
+  define(errc::corrupt, nb::make_tuple(format));
+  define(errc::checksum, nb::make_tuple(format));
+  define(errc::unsupported_version, nb::make_tuple(format));
+  define(errc::unknown_kind, nb::make_tuple(format));
+  define(errc::construction_failed, with(error, PyExc_RuntimeError));
+  define(errc::unsupported, with(error, PyExc_NotImplementedError));
+
+  binding_errors[0].type = make_class(m, binding_errors[0].name, binding_errors[0].doc, with(error, PyExc_TypeError), "read_only");
+  binding_errors[1].type = make_class(m, binding_errors[1].name, binding_errors[1].doc, with(error, PyExc_ValueError), "closed");
+  binding_errors[2].type =
+      make_class(m, binding_errors[2].name, binding_errors[2].doc, with(error, PyExc_OverflowError), "key_overflow");
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const bloomkit::error& e) {
+      PyErr_SetString(exception_type(e.code()), e.what());
+    } catch (const py_error& e) {
+      PyErr_SetString(exception_type(e.what), e.message.c_str());
+    }
+  });
+}
+
+}  // namespace bloomkit::python

@@ -1,0 +1,649 @@
+// python/src/filter_class.hpp - the one Python class template behind every
+// filter kind.
+//
+// A Python filter object holds a py_filter<F>: either an owning F (built,
+// loaded, copied, unpickled) or a read-only F::view_type over a mapped file
+// (bloomkit.open), with the mapping kept alive beside it. Every query goes
+// through read(), which hands the owning filter or the view to the same
+// generic code: owners and views share the library's query API.
+//
+// Locking: each object has a std::shared_mutex. Queries take it shared and
+// changes take it exclusively, always AFTER releasing the GIL in batch calls
+// and released BEFORE taking the GIL back, so a thread blocked on the lock
+// never holds the GIL that the lock's holder needs, and batch calls from many
+// threads on one filter are safe and run in parallel where they only read.
+//
+// bind_filter_common<F>() adds what every kind has (queries over keys,
+// hashes and batches, state, files, pickling, the buffer protocol, repr);
+// bind_insertable<F>() adds what the incremental kinds add (add, add_many,
+// merge, ...). A new kind is a new call in its own bind_<kind>() area.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/optional.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "bloomkit/file_format.hpp"
+#include "errors.hpp"
+#include "keys.hpp"
+
+namespace bloomkit::python {
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+/// (algorithm, seed) from the Python spelling; errc::invalid_argument otherwise.
+hash_spec make_hash_spec(std::string_view algorithm, std::uint64_t seed);
+
+/// The Python state of one filter object (see the file comment).
+template <class F>
+struct py_filter {
+  using filter_type = F;
+  using view_type = typename F::view_type;
+
+  std::optional<F> owned;
+  std::optional<view_type> view;
+  std::shared_ptr<mapped_file> mapping;
+  std::unique_ptr<std::shared_mutex> mutex = std::make_unique<std::shared_mutex>();
+  std::size_t exports = 0;  ///< live buffer-protocol exports (changed with the GIL held)
+
+  explicit py_filter(F f) : owned(std::move(f)) {}
+  py_filter(view_type v, std::shared_ptr<mapped_file> m) : view(std::move(v)), mapping(std::move(m)) {}
+
+  /// fn(owned filter or view). The caller holds the lock (shared or unique).
+  template <class Fn>
+  decltype(auto) read(Fn&& fn) const {
+    if (owned) return fn(*owned);
+    if (!view) throw py_error{binding_error::closed, "this mapped filter was closed"};
+    return fn(*view);
+  }
+  /// The owning filter for a change; ReadOnlyError for a mapped view.
+  F& writable() {
+    if (owned) return *owned;
+    if (!view) throw py_error{binding_error::closed, "this mapped filter was closed"};
+    throw py_error{binding_error::read_only,
+                   "this filter is a read-only view of a mapped file (bloomkit.open); use copy() for a writable one"};
+  }
+};
+
+/// Per-kind facts the common code needs: the CLI's name and the file kind.
+template <class F>
+struct kind_info;
+
+// ---- helpers shared by every kind ------------------------------------------------
+
+/// The filter's words as bytes (what the buffer protocol and protocol-5
+/// pickling expose), or an empty span for a kind with several buffers.
+template <class X>
+std::span<const std::byte> raw_bytes(const X& f) {
+  if constexpr (requires { f.blocks(); }) {
+    return std::as_bytes(f.blocks());
+  } else if constexpr (requires { f.words(); }) {
+    return std::as_bytes(f.words());
+  } else if constexpr (requires { f.typed(); }) {
+    return std::visit([](const auto& t) { return std::as_bytes(t.fingerprints()); }, f.typed());
+  } else {
+    return {};
+  }
+}
+
+template <class F>
+constexpr bool has_single_buffer = !std::is_same_v<F, scalable_bloom>;
+
+/// A NumPy bool array of n elements that C++ fills (GIL released) before returning it.
+struct bool_output {
+  bool* data;
+  nb::ndarray<nb::numpy, bool, nb::ndim<1>> array;
+  explicit bool_output(std::size_t n) : data(new bool[n == 0 ? 1 : n]) {
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
+    array = nb::ndarray<nb::numpy, bool, nb::ndim<1>>(data, {n}, owner);
+  }
+};
+
+/// may_contain over a batch: out[i] for each key, false for Arrow nulls.
+template <class F>
+nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes) {
+  hash_spec spec{};
+  {
+    std::shared_lock lock(*self.mutex);
+    spec = self.read([](const auto& f) { return f.hash(); });
+  }
+  const key_batch batch = make_batch(keys, spec, as_hashes);
+  bool_output out(batch.total);
+  {
+    nb::gil_scoped_release release;
+    std::shared_lock lock(*self.mutex);
+    self.read([&](const auto& f) {
+      for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
+        f.may_contain_many(h, std::span<bool>(out.data + first, h.size()));
+        if (valid != nullptr) {
+          for (std::size_t j = 0; j < h.size(); ++j) out.data[first + j] = out.data[first + j] && valid[j];
+        }
+      });
+      return 0;
+    });
+  }
+  return nb::cast(out.array);
+}
+
+/// Every non-null hash of the batch, in order (static construction, iterables).
+inline std::vector<std::uint64_t> collect_hashes(const key_batch& batch, hash_spec spec) {
+  std::vector<std::uint64_t> out;
+  out.reserve(batch.total);
+  for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
+    for (std::size_t j = 0; j < h.size(); ++j) {
+      if (valid == nullptr || valid[j]) out.push_back(h[j]);
+    }
+  });
+  return out;
+}
+
+inline std::string algorithm_name(hash_spec spec) { return std::string(to_string(spec.algorithm)); }
+
+inline nb::tuple hash_tuple(hash_spec spec) { return nb::make_tuple(algorithm_name(spec), spec.seed); }
+
+/// "1.25 MiB" for reprs.
+inline std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
+  return buf;
+}
+
+/// An output stream buffer that keeps the first `limit` bytes written and
+/// counts (discards) the rest: the file header of a filter without copying
+/// its payload (protocol-5 pickling sends the payload out of band).
+class prefix_buffer : public std::streambuf {
+ public:
+  explicit prefix_buffer(std::size_t limit) : limit_(limit) { kept_.reserve(limit); }
+  [[nodiscard]] const std::string& kept() const noexcept { return kept_; }
+  [[nodiscard]] std::size_t seen() const noexcept { return seen_; }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const auto count = static_cast<std::size_t>(n);
+    if (seen_ < limit_) kept_.append(s, std::min(count, limit_ - seen_));
+    seen_ += count;
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) {
+      const char ch = traits_type::to_char_type(c);
+      xsputn(&ch, 1);
+    }
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  std::size_t limit_;
+  std::size_t seen_ = 0;
+  std::string kept_;
+};
+
+/// The encoded file (docs/FORMAT.md) of the filter, as Python bytes.
+template <class F>
+nb::bytes encode_bytes(const py_filter<F>& self) {
+  std::vector<std::byte> bytes;
+  {
+    nb::gil_scoped_release release;
+    std::shared_lock lock(*self.mutex);
+    bytes = self.read([](const auto& f) { return save_to_bytes(f); });
+  }
+  return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+template <class F>
+int get_buffer(PyObject* self, Py_buffer* view, int flags) {
+  view->obj = nullptr;
+  if (!nb::inst_ready(self)) {
+    PyErr_SetString(PyExc_BufferError, "the filter is not initialised");
+    return -1;
+  }
+  if ((flags & PyBUF_WRITABLE) != 0) {
+    PyErr_SetString(PyExc_BufferError, "a filter's buffer is read-only");
+    return -1;
+  }
+  auto* w = nb::inst_ptr<py_filter<F>>(self);
+  std::span<const std::byte> raw;
+  if (w->owned) {
+    raw = raw_bytes(*w->owned);
+  } else if (w->view) {
+    raw = raw_bytes(*w->view);
+  } else {
+    PyErr_SetString(exception_type(binding_error::closed), "this mapped filter was closed");
+    return -1;
+  }
+  if (PyBuffer_FillInfo(view, self, const_cast<std::byte*>(raw.data()), static_cast<Py_ssize_t>(raw.size()), 1, flags) != 0) {
+    return -1;
+  }
+  ++w->exports;
+  return 0;
+}
+
+template <class F>
+void release_buffer(PyObject* self, Py_buffer*) {
+  if (nb::inst_ready(self)) --nb::inst_ptr<py_filter<F>>(self)->exports;
+}
+
+/// The class with everything every kind has. `doc` is the class docstring.
+template <class F>
+nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, const char* doc) {
+  using W = py_filter<F>;
+  static PyType_Slot buffer_slots[] = {
+      {Py_bf_getbuffer, reinterpret_cast<void*>(&get_buffer<F>)},
+      {Py_bf_releasebuffer, reinterpret_cast<void*>(&release_buffer<F>)},
+      {0, nullptr},
+  };
+  static PyType_Slot no_slots[] = {{0, nullptr}};
+  nb::class_<W> cls(m, name, doc, nb::type_slots(has_single_buffer<F> ? buffer_slots : no_slots));
+
+  auto contains = [](const W& self, nb::handle key) {
+    std::shared_lock lock(*self.mutex);
+    return self.read([&](const auto& f) { return f.may_contain_hash(hash_object(key, f.hash())); });
+  };
+  cls.def("__contains__", contains, "key"_a, "`key in f`: may_contain(key).")
+      .def("may_contain", contains, "key"_a,
+           "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
+           "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
+           "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.")
+      .def(
+          "may_contain_hash",
+          [](const W& self, std::uint64_t h) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([&](const auto& f) { return f.may_contain_hash(h); });
+          },
+          "hash"_a, "may_contain for a precomputed 64-bit hash (see bloomkit.hash_keys).")
+      .def(
+          "may_contain_many", [](const W& self, nb::handle keys) { return query_batch(self, keys, false); }, "keys"_a,
+          "may_contain for every key of a batch, as a NumPy bool array (one entry per key).\n\n"
+          "`keys`: a 1-D NumPy numeric/bool array (each element hashed at its dtype's width), a pyarrow\n"
+          "Array or ChunkedArray (strings, binaries, integers, floats, ...; read in place; nulls answer\n"
+          "False), or any iterable of keys. The GIL is released while hashing and probing.")
+      .def(
+          "may_contain_hashes", [](const W& self, nb::handle hashes) { return query_batch(self, hashes, true); },
+          "hashes"_a, "may_contain_many over precomputed uint64 hashes (a NumPy uint64 array or an iterable of ints).")
+      .def_prop_ro(
+          "inserted",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.inserted(); });
+          },
+          "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.")
+      .def_prop_ro(
+          "capacity",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.capacity(); });
+          },
+          "The design number of keys.")
+      .def_prop_ro(
+          "target_fpr",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.target_fpr(); });
+          },
+          "The design false-positive rate.")
+      .def_prop_ro(
+          "estimated_cardinality",
+          [](const W& self) {
+            nb::gil_scoped_release release;
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.estimated_cardinality(); });
+          },
+          "Distinct keys estimated from the bits set (a static filter knows its key count). O(size).")
+      .def_prop_ro(
+          "estimated_fpr",
+          [](const W& self) {
+            nb::gil_scoped_release release;
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.estimated_fpr(); });
+          },
+          "The false-positive rate for the bits set now (exact for these bits under a uniform hash). O(size).")
+      .def_prop_ro(
+          "design_fpr",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.design_fpr(); });
+          },
+          "The model false-positive rate at the design capacity, from bloomkit.sizing.")
+      .def_prop_ro(
+          "saturated",
+          [](const W& self) {
+            nb::gil_scoped_release release;
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.saturated(); });
+          },
+          "True once more distinct keys than the capacity went in (beyond the estimate's noise).")
+      .def_prop_ro(
+          "size_in_bytes",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.size_in_bytes(); });
+          },
+          "Bytes of the filter's words (the file adds a header).")
+      .def_prop_ro(
+          "hash_spec",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return hash_tuple(self.read([](const auto& f) { return f.hash(); }));
+          },
+          "(algorithm, seed): the hash keys go through, 'xxh64' or 'xxh3_64'.")
+      .def_prop_ro(
+          "params",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return kind_info<F>::params(f); });
+          },
+          "The parameters that fix the filter's layout and design point, as a dict.")
+      .def_prop_ro(
+          "kind", [](const W&) { return std::string(kind_info<F>::cli_name); },
+          "The kind's name as the CLI spells it (bloomkit.kind(name) maps it back to this class).")
+      .def_prop_ro(
+          "read_only", [](const W& self) { return !self.owned.has_value(); },
+          "True for a view of a mapped file (bloomkit.open).")
+      .def_prop_ro(
+          "closed", [](const W& self) { return !self.owned && !self.view; }, "True after close() of a mapped filter.")
+      .def(
+          "close",
+          [](W& self) {
+            if (self.owned) return;
+            if (self.exports != 0) {
+              throw nb::buffer_error("cannot close a mapped filter while its buffer is exported (memoryview alive)");
+            }
+            nb::gil_scoped_release release;
+            std::unique_lock lock(*self.mutex);
+            self.view.reset();
+            self.mapping.reset();
+          },
+          "Unmap a filter opened with bloomkit.open (no-op for an owning filter); later use raises ClosedError.")
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def(
+          "__exit__", [](nb::handle self, nb::args) { self.attr("close")(); }, "Close a mapped filter.")
+      .def("to_bytes", [](const W& self) { return encode_bytes(self); },
+           "The filter in bloomkit's file format (docs/FORMAT.md), as bytes; bloomkit.from_bytes reads it back.")
+      .def(
+          "save",
+          [](const W& self, nb::object path) {
+            const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            nb::gil_scoped_release release;
+            std::shared_lock lock(*self.mutex);
+            self.read([&](const auto& f) {
+              save(f, std::filesystem::path(p));
+              return 0;
+            });
+          },
+          "path"_a,
+          "Write the filter to `path` atomically (temporary file, fsync, rename): the file is the old one or the\n"
+          "complete new one, never half-written. Same bytes as to_bytes() and as the CLI writes.")
+      .def(
+          "copy",
+          [](const W& self) {
+            nb::gil_scoped_release release;
+            std::shared_lock lock(*self.mutex);
+            if (self.owned) return W(F(*self.owned));
+            const auto bytes = self.read([](const auto& f) { return save_to_bytes(f); });
+            return W(load_as<F>(std::span<const std::byte>(bytes)));
+          },
+          "An independent, writable copy (also of a mapped, read-only filter).")
+      .def_static(
+          "from_bytes",
+          [](nb::handle data) {
+            Py_buffer view;
+            if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+            const std::span<const std::byte> bytes(static_cast<const std::byte*>(view.buf),
+                                                   static_cast<std::size_t>(view.len));
+            std::optional<F> f;
+            try {
+              nb::gil_scoped_release release;
+              f.emplace(load_as<F>(bytes));
+            } catch (...) {
+              PyBuffer_Release(&view);
+              throw;
+            }
+            PyBuffer_Release(&view);
+            return W(std::move(*f));
+          },
+          "data"_a,
+          "The filter in `data` (bloomkit's file format), which must hold this kind: MismatchError if it\n"
+          "holds another (bloomkit.from_bytes takes any kind).")
+      .def_static(
+          "load",
+          [](nb::handle path) {
+            const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            nb::gil_scoped_release release;
+            return W(load_as<F>(std::filesystem::path(p)));
+          },
+          "path"_a, "The filter in the file at `path`, which must hold this kind (MismatchError otherwise).")
+      .def("__copy__", [](nb::handle self) { return self.attr("copy")(); })
+      .def("__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a)
+      .def(
+          "__reduce_ex__",
+          [](nb::handle py_self, int protocol) -> nb::object {
+            const W& self = nb::cast<const W&>(py_self);
+            nb::module_ package = nb::module_::import_("bloomkit");
+            if constexpr (has_single_buffer<F>) {
+              if (protocol >= 5) {
+                // The header in band, the words out of band (PickleBuffer over
+                // this object's buffer): Dask/Ray send them without a copy.
+                std::string header;
+                std::size_t payload = 0;
+                {
+                  nb::gil_scoped_release release;
+                  std::shared_lock lock(*self.mutex);
+                  self.read([&](const auto& f) {
+                    payload = raw_bytes(f).size();
+                    const std::uint64_t total = saved_size(f);
+                    prefix_buffer buf(static_cast<std::size_t>(total - payload));
+                    std::ostream out(&buf);
+                    save(f, out);
+                    header = buf.kept();
+                    return 0;
+                  });
+                }
+                nb::object pickle_buffer(nb::steal(PyPickleBuffer_FromObject(py_self.ptr())));
+                if (!pickle_buffer.is_valid()) throw nb::python_error();
+                return nb::make_tuple(package.attr("_unpickle"),
+                                      nb::make_tuple(nb::bytes(header.data(), header.size()), pickle_buffer));
+              }
+            }
+            return nb::make_tuple(package.attr("from_bytes"), nb::make_tuple(encode_bytes(self)));
+          },
+          "protocol"_a,
+          "Pickling: protocol 5 sends the words as an out-of-band PickleBuffer (no copy); older protocols\n"
+          "send to_bytes().")
+      .def("__repr__", [name](const W& self) {
+        std::shared_lock lock(*self.mutex);
+        if (!self.owned && !self.view) return std::string("<") + name + " (closed)>";
+        return self.read([&](const auto& f) {
+          std::string out = std::string("<") + name + " " + human_bytes(static_cast<double>(f.size_in_bytes()));
+          char buf[160];
+          if constexpr (requires { f.fill_ratio(); }) {
+            std::snprintf(buf, sizeof buf, ", fill %.1f%%", 100.0 * f.fill_ratio());
+            out += buf;
+          }
+          std::snprintf(buf, sizeof buf, ", inserted %llu of capacity %llu, fpr %.3g now (target %.3g)",
+                        static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(f.capacity()),
+                        f.estimated_fpr(), f.target_fpr());
+          out += buf;
+          if (!self.owned) out += ", read-only mapped";
+          return out + ">";
+        });
+      });
+
+  if constexpr (requires(const F& f) { f.fill_ratio(); }) {
+    cls.def_prop_ro(
+        "fill_ratio",
+        [](const W& self) {
+          nb::gil_scoped_release release;
+          std::shared_lock lock(*self.mutex);
+          return self.read([](const auto& f) { return f.fill_ratio(); });
+        },
+        "Fraction of bits (counters) set, in [0, 1]. O(size).");
+  }
+  return cls;
+}
+
+/// Adds the calls of incremental kinds (everything but the static filters).
+template <class F>
+void bind_insertable(nb::class_<py_filter<F>>& cls) {
+  using W = py_filter<F>;
+  auto add = [](W& self, nb::handle key) {
+    std::unique_lock lock(*self.mutex);
+    F& f = self.writable();
+    f.insert_hash(hash_object(key, f.hash()));
+  };
+  auto add_batch = [](W& self, nb::handle keys, bool as_hashes) {
+    hash_spec spec{};
+    {
+      std::shared_lock lock(*self.mutex);
+      spec = self.writable().hash();
+    }
+    const key_batch batch = make_batch(keys, spec, as_hashes);
+    nb::gil_scoped_release release;
+    std::unique_lock lock(*self.mutex);
+    F& f = self.writable();
+    std::vector<std::uint64_t> compact;
+    for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
+      if (valid == nullptr) {
+        f.insert_many(h);
+        return;
+      }
+      compact.clear();
+      for (std::size_t j = 0; j < h.size(); ++j) {
+        if (valid[j]) compact.push_back(h[j]);
+      }
+      f.insert_many(compact);
+    });
+  };
+  cls.def("add", add, "key"_a, "Add one key (hashed with this filter's hash_spec; see may_contain for key types).")
+      .def("insert", add, "key"_a, "Same as add.")
+      .def(
+          "add_hash",
+          [](W& self, std::uint64_t h) {
+            std::unique_lock lock(*self.mutex);
+            self.writable().insert_hash(h);
+          },
+          "hash"_a, "Add a precomputed 64-bit hash.")
+      .def(
+          "add_many", [add_batch](W& self, nb::handle keys) { add_batch(self, keys, false); }, "keys"_a,
+          "Add every key of a batch (see may_contain_many for the inputs; Arrow nulls are skipped). The keys\n"
+          "are all read and checked first, so a bad key raises with the filter unchanged. Releases the GIL.")
+      .def(
+          "add_hashes", [add_batch](W& self, nb::handle hashes) { add_batch(self, hashes, true); }, "hashes"_a,
+          "Add precomputed uint64 hashes (e.g. from bloomkit.hash_keys). Releases the GIL.")
+      .def(
+          "clear",
+          [](W& self) {
+            std::unique_lock lock(*self.mutex);
+            self.writable().clear();
+          },
+          "Remove every key: all bits zero, inserted zero.");
+
+  // merge / intersect: both locks taken in address order (two threads doing
+  // a |= b and b |= a cannot deadlock); the other may be a mapped view.
+  auto combine = [](W& self, nb::handle other_handle, bool intersect) {
+    W* other_ptr = nullptr;
+    if (!nb::try_cast<W*>(other_handle, other_ptr) || other_ptr == nullptr) {
+      const std::string theirs = nb::cast<std::string>(nb::str(other_handle.type().attr("__name__")));
+      throw bloomkit::error(errc::mismatch, std::string(intersect ? "intersect" : "merge") + ": a " +
+                                                std::string(kind_info<F>::class_name) + " combines only with a " +
+                                                std::string(kind_info<F>::class_name) + ", not a " + theirs);
+    }
+    const W& other = *other_ptr;
+    nb::gil_scoped_release release;
+    auto apply = [intersect](F& f, const auto& o) {
+      if (intersect) {
+        if constexpr (requires { f.intersect(o); }) f.intersect(o);
+      } else {
+        f.merge(o);
+      }
+    };
+    if (&self == &other) {
+      std::unique_lock lock(*self.mutex);
+      F& f = self.writable();
+      const F copy = f;
+      apply(f, copy);
+      return;
+    }
+    std::unique_lock<std::shared_mutex> mine(*self.mutex, std::defer_lock);
+    std::shared_lock<std::shared_mutex> theirs(*other.mutex, std::defer_lock);
+    if (self.mutex.get() < other.mutex.get()) {
+      mine.lock();
+      theirs.lock();
+    } else {
+      theirs.lock();
+      mine.lock();
+    }
+    F& f = self.writable();
+    other.read([&](const auto& o) {
+      apply(f, o);
+      return 0;
+    });
+  };
+  auto copy_of = [](const W& self) {
+    std::shared_lock lock(*self.mutex);
+    if (self.owned) return W(F(*self.owned));
+    const auto bytes = self.read([](const auto& f) { return save_to_bytes(f); });
+    return W(load_as<F>(std::span<const std::byte>(bytes)));
+  };
+  cls.def(
+         "merge",
+         [combine](nb::handle py_self, nb::handle other) {
+           combine(nb::cast<W&>(py_self), other, false);
+           return nb::borrow(py_self);
+         },
+         "other"_a,
+         "Union in place (self |= other): a key of either may be in the result. Raises MismatchError, with\n"
+         "self unchanged, unless both have the same kind, parameters and hash_spec. Returns self.")
+      .def("__ior__", [combine](nb::handle py_self, nb::handle other) {
+        combine(nb::cast<W&>(py_self), other, false);
+        return nb::borrow(py_self);
+      })
+      .def("__or__", [combine, copy_of](const W& self, nb::handle other) {
+        W out = copy_of(self);
+        combine(out, other, false);
+        return out;
+      });
+  if constexpr (requires(F& f, const F& g) { f.intersect(g); }) {
+    cls.def(
+           "intersect",
+           [combine](nb::handle py_self, nb::handle other) {
+             combine(nb::cast<W&>(py_self), other, true);
+             return nb::borrow(py_self);
+           },
+           "other"_a,
+           "Intersection in place (self &= other): a key in both stays 'maybe'. Same checks as merge.\n"
+           "Returns self.")
+        .def("__iand__", [combine](nb::handle py_self, nb::handle other) {
+          combine(nb::cast<W&>(py_self), other, true);
+          return nb::borrow(py_self);
+        })
+        .def("__and__", [combine, copy_of](const W& self, nb::handle other) {
+          W out = copy_of(self);
+          combine(out, other, true);
+          return out;
+        });
+  }
+}
+
+}  // namespace bloomkit::python

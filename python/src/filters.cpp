@@ -1,0 +1,304 @@
+// python/src/filters.cpp - bind_filters: the incremental kinds
+// (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom).
+#include <algorithm>
+
+#include "bloomkit/blocked_bloom.hpp"
+#include "bloomkit/counting_bloom.hpp"
+#include "bloomkit/scalable_bloom.hpp"
+#include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/standard_bloom.hpp"
+#include "kinds.hpp"
+
+namespace bloomkit::python {
+
+namespace {
+
+/// The design capacity for exact-parameter constructors that were not given
+/// one: what `bits` hold at `fpr` by the classic formula (at least 1).
+std::uint64_t design_capacity(std::optional<std::uint64_t> capacity, std::uint64_t bits, double fpr) {
+  if (capacity) return *capacity;
+  if (!(fpr > 0.0 && fpr < 1.0)) throw_invalid("fpr must be in (0, 1)");
+  return std::max<std::uint64_t>(1, sizing::capacity_for(bits, fpr));
+}
+
+sizing::parquet_writer parse_writer(std::string_view name) {
+  if (name == "duckdb") return sizing::parquet_writer::duckdb;
+  if (name == "arrow" || name == "arrow_cpp" || name == "pyarrow") return sizing::parquet_writer::arrow_cpp;
+  if (name == "arrow_rs" || name == "arrow-rs" || name == "parquet-rs") return sizing::parquet_writer::arrow_rs;
+  throw_invalid("writer must be \"duckdb\", \"arrow_cpp\" or \"arrow_rs\", got \"" + std::string(name) + "\"");
+}
+
+template <class F>
+void bind_block_accessors(nb::class_<py_filter<F>>& cls) {
+  using W = py_filter<F>;
+  cls.def_prop_ro(
+         "num_blocks",
+         [](const W& self) {
+           std::shared_lock lock(*self.mutex);
+           return self.read([](const auto& f) { return f.num_blocks(); });
+         },
+         "Number of blocks.")
+      .def_prop_ro(
+          "num_hashes",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.num_hashes(); });
+          },
+          "Bits set per key (k).")
+      .def_prop_ro(
+          "bit_count",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.bit_count(); });
+          },
+          "Bits in the filter.");
+}
+
+constexpr const char* split_block_doc =
+    "SplitBlockBloom(capacity, fpr=0.01, *, hash='xxh64', hash_seed=0)\n\n"
+    "Apache Parquet's split-block Bloom filter, bit for bit: 256-bit blocks of eight 32-bit words, one bit\n"
+    "per word (k = 8), block = ((h >> 32) * blocks) >> 32, XXH64 seed 0 by default, so its bitset can be\n"
+    "stored in or read from a Parquet file. One cache miss per lookup; the fastest kind here.\n\n"
+    "Sized with the true split-block FPR (about 10.5 bits/key at 1 %). For exact parameters use\n"
+    "with_blocks(num_blocks); to match a Parquet writer's bytes, parquet_sized(ndv, fpp, writer).\n\n"
+    "    >>> f = bloomkit.SplitBlockBloom(1_000_000, 0.01)\n"
+    "    >>> f.add('apple'); 'apple' in f\n"
+    "    True";
+
+constexpr const char* blocked_doc =
+    "BlockedBloom(capacity, fpr=0.01, *, hash='xxh3_64', hash_seed=0)\n\n"
+    "A blocked Bloom filter: all k probes of a key in one 512-bit (cache-line) block, so one cache miss per\n"
+    "lookup; about 9.9 bits/key at 1 % (k = 6). Exact parameters: with_blocks(num_blocks, k).";
+
+constexpr const char* standard_doc =
+    "StandardBloom(capacity, fpr=0.01, *, hash='xxh3_64', hash_seed=0)\n\n"
+    "The classic Bloom filter: k probes anywhere in m bits (enhanced double hashing). Fewest bits per key\n"
+    "for a given FPR (9.59 bits/key at 1 %), k cache misses per lookup. Exact parameters: with_bits(m, k).";
+
+constexpr const char* counting_doc =
+    "CountingBloom(capacity, fpr=0.01, *, hash='xxh3_64', hash_seed=0)\n\n"
+    "A Bloom filter with 4-bit saturating counters in place of bits: supports remove(key). Four times the\n"
+    "size of StandardBloom. A saturated counter (15) is never decremented, so removals never cause false\n"
+    "negatives for other keys; remove only keys you added. to_standard() gives the exact StandardBloom.";
+
+constexpr const char* scalable_doc =
+    "ScalableBloom(initial_capacity, fpr=0.01, *, growth=2.0, tightening=0.85, hash='xxh3_64', hash_seed=0)\n\n"
+    "A filter that grows (Almeida et al. 2007): when a stage is full, a new blocked stage holding `growth`\n"
+    "times the keys at `tightening` times the FPR is added, so the compound FPR stays under `fpr` for any\n"
+    "number of keys. Use it when the number of keys is unknown.";
+
+}  // namespace
+
+void bind_filters(nb::module_& m) {
+  // ---- SplitBlockBloom ------------------------------------------------------
+  {
+    using F = split_block_bloom;
+    using W = py_filter<F>;
+    auto cls = bind_filter_common<F>(m, "SplitBlockBloom", split_block_doc);
+    cls.def(
+        "__init__",
+        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
+          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
+        },
+        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh64", "hash_seed"_a = 0,
+        "A filter for `capacity` keys at false-positive rate `fpr` (InvalidArgumentError for capacity 0 or\n"
+        "fpr outside (0, 1)).");
+    cls.def_static(
+           "with_blocks",
+           [](std::uint64_t num_blocks, std::optional<std::uint64_t> capacity, double fpr, std::string_view hash,
+              std::uint64_t hash_seed) {
+             return W(F(block_filter_params{num_blocks, 8, design_capacity(capacity, num_blocks * 256, fpr), fpr,
+                                            make_hash_spec(hash, hash_seed)}));
+           },
+           "num_blocks"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh64",
+           "hash_seed"_a = 0,
+           "A filter of exactly `num_blocks` 32-byte blocks (1 to 2**32). `capacity` and `fpr` are only the\n"
+           "design point (for saturated); capacity defaults to what the bits hold at fpr.")
+        .def_static(
+            "parquet_sized",
+            [](std::uint64_t ndv, double fpp, std::string_view writer) {
+              return W(parquet_sized_split_block(ndv, fpp, parse_writer(writer)));
+            },
+            "ndv"_a, "fpp"_a = 0.01, "writer"_a = "duckdb",
+            "A filter sized exactly as a Parquet writer ('duckdb', 'arrow_cpp' or 'arrow_rs') sizes its\n"
+            "filter for `ndv` distinct values at `fpp`, so adding the column's plain-encoded values gives the\n"
+            "writer's bytes (see bloomkit.parquet.filter_for_column). Hash: XXH64 seed 0.")
+        .def(
+            "to_parquet_bitset",
+            [](const W& self) {
+              std::vector<std::byte> bits;
+              {
+                std::shared_lock lock(*self.mutex);
+                bits = self.read([](const auto& f) {
+                  if constexpr (requires { f.view(); }) {
+                    return to_parquet_bitset(f.view());
+                  } else {
+                    return to_parquet_bitset(f);
+                  }
+                });
+              }
+              return nb::bytes(reinterpret_cast<const char*>(bits.data()), bits.size());
+            },
+            "The bitset as a Parquet file stores it (32 bytes a block, words little-endian).");
+    bind_block_accessors<F>(cls);
+    bind_insertable<F>(cls);
+  }
+
+  // ---- BlockedBloom -----------------------------------------------------------
+  {
+    using F = blocked_bloom;
+    using W = py_filter<F>;
+    auto cls = bind_filter_common<F>(m, "BlockedBloom", blocked_doc);
+    cls.def(
+        "__init__",
+        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
+          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
+        },
+        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+        "A filter for `capacity` keys at false-positive rate `fpr`.");
+    cls.def_static(
+        "with_blocks",
+        [](std::uint64_t num_blocks, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
+           std::string_view hash, std::uint64_t hash_seed) {
+          return W(F(block_filter_params{num_blocks, k, design_capacity(capacity, num_blocks * 512, fpr), fpr,
+                                         make_hash_spec(hash, hash_seed)}));
+        },
+        "num_blocks"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
+        "hash_seed"_a = 0,
+        "A filter of exactly `num_blocks` 64-byte blocks with k bits per key (1 to 16). `capacity` and `fpr`\n"
+        "are the design point only.");
+    bind_block_accessors<F>(cls);
+    bind_insertable<F>(cls);
+  }
+
+  // ---- StandardBloom -----------------------------------------------------------
+  {
+    using F = standard_bloom;
+    using W = py_filter<F>;
+    auto cls = bind_filter_common<F>(m, "StandardBloom", standard_doc);
+    cls.def(
+        "__init__",
+        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
+          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
+        },
+        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+        "A filter for `capacity` keys at false-positive rate `fpr` (fewest bits over the two integer k).");
+    cls.def_static(
+           "with_bits",
+           [](std::uint64_t bits, std::uint32_t k, std::string_view hash, std::uint64_t hash_seed) {
+             return W(F::with_bits(bits, k, make_hash_spec(hash, hash_seed)));
+           },
+           "bits"_a, "k"_a, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+           "A filter of exactly `bits` bits (1 to 2**63) and k probes (1 to 64); the design point is the\n"
+           "capacity at which k is optimal.")
+        .def_prop_ro(
+            "bit_count",
+            [](const W& self) {
+              std::shared_lock lock(*self.mutex);
+              return self.read([](const auto& f) { return f.bit_count(); });
+            },
+            "Bits in the filter (m).")
+        .def_prop_ro(
+            "num_hashes",
+            [](const W& self) {
+              std::shared_lock lock(*self.mutex);
+              return self.read([](const auto& f) { return f.num_hashes(); });
+            },
+            "Probes per key (k).");
+    bind_insertable<F>(cls);
+  }
+
+  // ---- CountingBloom -----------------------------------------------------------
+  {
+    using F = counting_bloom;
+    using W = py_filter<F>;
+    auto cls = bind_filter_common<F>(m, "CountingBloom", counting_doc);
+    cls.def(
+        "__init__",
+        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
+          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
+        },
+        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+        "A counting filter for `capacity` keys at false-positive rate `fpr`.");
+    cls.def_static(
+           "with_counters",
+           [](std::uint64_t counters, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
+              std::string_view hash, std::uint64_t hash_seed) {
+             return W(F(counting_bloom_params{counters, k, design_capacity(capacity, counters, fpr), fpr,
+                                              make_hash_spec(hash, hash_seed)}));
+           },
+           "counters"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
+           "hash_seed"_a = 0, "A counting filter of exactly `counters` 4-bit counters and k probes.")
+        .def(
+            "remove",
+            [](W& self, nb::handle key) {
+              std::unique_lock lock(*self.mutex);
+              F& f = self.writable();
+              return f.remove_hash(hash_object(key, f.hash())) == remove_result::removed;
+            },
+            "key"_a,
+            "Remove one occurrence of `key`. Returns False, changing nothing, if the key is certainly absent.\n"
+            "Remove only keys you added: removing a false positive would clear other keys' counters.")
+        .def(
+            "count",
+            [](const W& self, nb::handle key) {
+              std::shared_lock lock(*self.mutex);
+              return self.read([&](const auto& f) { return f.count_estimate_hash(hash_object(key, f.hash())); });
+            },
+            "key"_a, "An upper bound on how often `key` was added (the smallest of its counters; 15 = saturated).")
+        .def(
+            "to_standard",
+            [](const W& self) {
+              std::shared_lock lock(*self.mutex);
+              return py_filter<standard_bloom>(self.read([](const auto& f) { return f.to_standard_bloom(); }));
+            },
+            "The StandardBloom with a bit set where a counter is non-zero: the same answers, a quarter the size.")
+        .def_prop_ro(
+            "saturated_counters",
+            [](const W& self) {
+              std::shared_lock lock(*self.mutex);
+              return self.read([](const auto& f) { return f.saturated_counters(); });
+            },
+            "Counters stuck at 15.")
+        .def_prop_ro(
+            "num_hashes",
+            [](const W& self) {
+              std::shared_lock lock(*self.mutex);
+              return self.read([](const auto& f) { return f.num_hashes(); });
+            },
+            "Counters per key (k).");
+    bind_insertable<F>(cls);
+  }
+
+  // ---- ScalableBloom -----------------------------------------------------------
+  {
+    using F = scalable_bloom;
+    using W = py_filter<F>;
+    auto cls = bind_filter_common<F>(m, "ScalableBloom", scalable_doc);
+    cls.def(
+        "__init__",
+        [](W* self, std::uint64_t initial_capacity, double fpr, double growth, double tightening, std::string_view hash,
+           std::uint64_t hash_seed) {
+          new (self) W(F(initial_capacity, fpr, make_hash_spec(hash, hash_seed), growth, tightening));
+        },
+        "initial_capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "growth"_a = 2.0, "tightening"_a = 0.85,
+        "hash"_a = "xxh3_64", "hash_seed"_a = 0, "A scalable filter whose first stage holds `initial_capacity` keys.");
+    cls.def_prop_ro(
+           "stages",
+           [](const W& self) {
+             std::shared_lock lock(*self.mutex);
+             return self.read([](const auto& f) { return f.stages(); });
+           },
+           "Number of stages (grows as keys are added).")
+        .def_prop_ro(
+            "fpr_bound",
+            [](const W& self) {
+              std::shared_lock lock(*self.mutex);
+              return self.read([](const auto& f) { return f.fpr_bound(); });
+            },
+            "The compound FPR bound over every stage, were each filled to its capacity.");
+    bind_insertable<F>(cls);
+  }
+}
+
+}  // namespace bloomkit::python

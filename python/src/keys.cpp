@@ -1,0 +1,332 @@
+// python/src/keys.cpp - Python keys to hashes (keys.hpp) and bind_keys:
+// _hash_key / _hash_keys, the hashing the public bloomkit.hash_key(s) wrap.
+#include "keys.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string_view.h>
+
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "errors.hpp"
+
+using namespace nanobind::literals;
+
+namespace bloomkit::python {
+
+void throw_invalid(const std::string& message) { throw bloomkit::error(errc::invalid_argument, message); }
+
+namespace {
+
+std::string key_type_name(nb::handle x) { return nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr()))).attr("__name__"))); }
+
+std::uint64_t hash_int(PyObject* key, hash_spec spec) {
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(key, &overflow);
+  std::uint64_t bits;
+  if (overflow == 0) {
+    if (value == -1 && PyErr_Occurred()) throw nb::python_error();
+    bits = static_cast<std::uint64_t>(value);
+  } else if (overflow > 0) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(key);
+    if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw py_error{binding_error::key_overflow,
+                     "int key does not fit in 64 bits (keys are 8-byte integers in [-2**63, 2**64))"};
+    }
+    bits = u;
+  } else {
+    throw py_error{binding_error::key_overflow,
+                   "int key does not fit in 64 bits (keys are 8-byte integers in [-2**63, 2**64))"};
+  }
+  return hash_key(bits, spec);  // 8 bytes little-endian, as C++ hashes std::uint64_t / std::int64_t
+}
+
+}  // namespace
+
+std::uint64_t hash_object(nb::handle key, hash_spec spec) {
+  PyObject* o = key.ptr();
+  if (PyUnicode_CheckExact(o) || PyUnicode_Check(o)) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(o, &size);
+    if (data == nullptr) throw nb::python_error();  // lone surrogates have no UTF-8
+    return hash_bytes(data, static_cast<std::size_t>(size), spec);
+  }
+  if (PyBytes_Check(o)) return hash_bytes(PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o)), spec);
+  if (PyBool_Check(o)) return hash_key(o == Py_True, spec);
+  if (PyLong_Check(o)) return hash_int(o, spec);
+  if (PyFloat_Check(o)) return hash_key(PyFloat_AS_DOUBLE(o), spec);
+  if (PyByteArray_Check(o)) {
+    return hash_bytes(PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o)), spec);
+  }
+  if (PyObject_CheckBuffer(o)) {
+    // memoryview, NumPy scalars and arrays, array.array, ...: the bytes of a
+    // C-contiguous buffer (a NumPy int32 scalar is its 4 bytes, as in an array).
+    Py_buffer view;
+    if (PyObject_GetBuffer(o, &view, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+    const std::uint64_t h = hash_bytes(view.buf, static_cast<std::size_t>(view.len), spec);
+    PyBuffer_Release(&view);
+    return h;
+  }
+  throw nb::type_error(("a bloomkit key is bytes, bytearray, memoryview, str, int, float, bool or a buffer; got " +
+                        key_type_name(key))
+                           .c_str());
+}
+
+namespace {
+
+// Looked up once and kept for the process: a static nb::object would be
+// destroyed after the interpreter has finalised (a crash at exit).
+nb::handle numpy() {
+  static PyObject* np = nb::module_::import_("numpy").release().ptr();
+  return np;
+}
+
+bool is_numpy_array(nb::handle x) {
+  static PyObject* ndarray = nb::object(numpy().attr("ndarray")).release().ptr();
+  return PyObject_IsInstance(x.ptr(), ndarray) == 1;
+}
+
+bool from_pyarrow(nb::handle x) {
+  const nb::handle type(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr())));
+  if (!nb::hasattr(type, "__module__")) return false;
+  const auto module = nb::cast<std::string>(nb::str(type.attr("__module__")));
+  return module.rfind("pyarrow", 0) == 0;
+}
+
+std::uintptr_t address_of(nb::handle buffer) { return nb::cast<std::uintptr_t>(buffer.attr("address")); }
+std::size_t size_of(nb::handle buffer) { return nb::cast<std::size_t>(buffer.attr("size")); }
+
+void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
+  nb::object arr = nb::borrow(x);
+  nb::object dtype = arr.attr("dtype");
+  const auto kind = nb::cast<std::string>(dtype.attr("kind"));
+  if (nb::cast<int>(arr.attr("ndim")) != 1) {
+    throw nb::value_error("bloomkit batches are one-dimensional arrays; use arr.ravel() for a flat view");
+  }
+  if (as_hashes) {
+    if (kind != "u" && kind != "i") throw nb::type_error("hashes must be an integer array (dtype uint64)");
+    if (nb::cast<int>(dtype.attr("itemsize")) != 8) throw nb::type_error("hashes must be 64-bit integers (dtype uint64)");
+  } else if (kind != "u" && kind != "i" && kind != "f" && kind != "b" && kind != "m" && kind != "M") {
+    // 'O' (objects), 'U' and 'S' (fixed-width text): each element is a Python key.
+    return;  // caller falls back to iterating
+  }
+  // Contiguous, native byte order (keys hash as little-endian bytes; on a
+  // little-endian host that is the memory itself), aligned for hashes.
+  nb::object native = dtype.attr("newbyteorder")("=");
+  arr = numpy().attr("ascontiguousarray")(arr, native);
+  // Read as raw bytes (every dtype, datetime64 included, has a uint8 view).
+  nb::object raw = arr.attr("view")("uint8");
+  auto view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
+  key_batch::segment s;
+  s.kind = as_hashes ? key_batch::layout::hashes : key_batch::layout::fixed;
+  s.data = static_cast<const std::byte*>(view.data());
+  s.width = nb::cast<std::size_t>(dtype.attr("itemsize"));
+  s.count = nb::len(arr);
+  s.data_size = s.count * s.width;
+  if (as_hashes && reinterpret_cast<std::uintptr_t>(s.data) % alignof(std::uint64_t) != 0) {
+    arr = numpy().attr("array")(arr, "uint64");  // an unaligned view (e.g. a slice of bytes): copy once
+    raw = arr.attr("view")("uint8");
+    view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
+    s.data = static_cast<const std::byte*>(view.data());
+  }
+  batch.segments.push_back(s);
+  batch.keepalive.push_back(arr);
+  batch.keepalive.push_back(raw);
+  batch.total += s.count;
+}
+
+/// One pyarrow.Array (not chunked) into batch segments, reading its buffers
+/// in place: validity bitmap, offsets and data, with every offset checked
+/// against the data buffer's size before anything is hashed.
+void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
+  nb::object arr = nb::borrow(x);
+  nb::object type = arr.attr("type");
+  std::string name = nb::cast<std::string>(nb::str(type));
+  if (name.rfind("dictionary<", 0) == 0) {
+    arr = arr.attr("dictionary_decode")();
+    type = arr.attr("type");
+    name = nb::cast<std::string>(nb::str(type));
+  }
+  const std::size_t length = nb::len(arr);
+  const auto offset = nb::cast<std::size_t>(arr.attr("offset"));
+  const auto null_count = nb::cast<std::size_t>(arr.attr("null_count"));
+  nb::list buffers = nb::cast<nb::list>(arr.attr("buffers")());
+  key_batch::segment s;
+  s.count = length;
+  if (name == "null") {
+    // Every key null: a zero validity bitmap, no data read.
+    nb::object zeros = numpy().attr("zeros")((length + 7) / 8 + 1, "uint8");
+    const auto v = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(zeros);
+    s.kind = key_batch::layout::fixed;
+    s.width = 1;
+    s.data = static_cast<const std::byte*>(v.data());
+    s.validity = static_cast<const std::uint8_t*>(v.data());
+    batch.segments.push_back(s);
+    batch.keepalive.push_back(zeros);
+    batch.total += length;
+    return;
+  }
+  if (!buffers[0].is_none() && null_count > 0) {
+    const nb::handle validity = buffers[0];
+    if (size_of(validity) * 8 < offset + length) throw_invalid("Arrow array: validity bitmap shorter than the array");
+    s.validity = reinterpret_cast<const std::uint8_t*>(address_of(validity));
+    s.validity_offset = offset;
+  }
+  const bool string_like = name == "string" || name == "binary" || name == "utf8";
+  const bool large_string_like = name == "large_string" || name == "large_binary" || name == "large_utf8";
+  if (as_hashes && name != "uint64" && name != "int64") {
+    throw nb::type_error(("hashes must be a uint64 array; got Arrow type " + name).c_str());
+  }
+  if (string_like || large_string_like) {
+    const std::size_t w = string_like ? 4 : 8;
+    if (length > 0) {
+      const nb::handle offsets = buffers[1];
+      const nb::handle data = buffers[2];
+      if (offsets.is_none() || size_of(offsets) < (offset + length + 1) * w) {
+        throw_invalid("Arrow array: offsets buffer shorter than the array");
+      }
+      s.offsets = reinterpret_cast<const std::byte*>(address_of(offsets)) + offset * w;
+      s.data = data.is_none() ? nullptr : reinterpret_cast<const std::byte*>(address_of(data));
+      s.data_size = data.is_none() ? 0 : size_of(data);
+      // Every key's [begin, end) must lie inside the data buffer.
+      auto check = [&](const auto* o) {
+        for (std::size_t i = 0; i < length; ++i) {
+          if (o[i] < 0 || o[i + 1] < o[i] || static_cast<std::size_t>(o[i + 1]) > s.data_size) {
+            throw_invalid("Arrow array: offset " + std::to_string(i) + " lies outside the data buffer");
+          }
+        }
+      };
+      if (w == 4) {
+        check(static_cast<const std::int32_t*>(s.offsets));
+      } else {
+        check(static_cast<const std::int64_t*>(s.offsets));
+      }
+      if (s.data == nullptr) {
+        static const std::byte nothing{};
+        s.data = &nothing;  // all keys empty
+      }
+    }
+    s.kind = w == 4 ? key_batch::layout::varlen32 : key_batch::layout::varlen64;
+  } else if (name == "bool") {
+    s.kind = key_batch::layout::bits;
+    if (length > 0) {
+      if (size_of(buffers[1]) * 8 < offset + length) throw_invalid("Arrow array: bool buffer shorter than the array");
+      s.data = reinterpret_cast<const std::byte*>(address_of(buffers[1]));
+    }
+    s.bit_offset = offset;
+  } else {
+    // Fixed-width: integers, floats, dates, times, timestamps, durations,
+    // decimals, fixed_size_binary. Nested types have child arrays, not a
+    // flat data buffer: refused.
+    int bit_width = 0;
+    try {
+      bit_width = nb::cast<int>(type.attr("bit_width"));
+    } catch (const std::exception&) {
+      bit_width = 0;
+    }
+    if (bit_width <= 0 || bit_width % 8 != 0 || nb::len(buffers) != 2) {
+      throw nb::type_error(("bloomkit cannot read Arrow arrays of type " + name +
+                            " as keys (strings, binaries, integers, floats, bools, temporal, decimal and "
+                            "fixed-size binary types are read)")
+                               .c_str());
+    }
+    s.kind = as_hashes ? key_batch::layout::hashes : key_batch::layout::fixed;
+    s.width = static_cast<std::size_t>(bit_width / 8);
+    if (length > 0) {
+      if (size_of(buffers[1]) < (offset + length) * s.width) throw_invalid("Arrow array: data buffer shorter than the array");
+      s.data = reinterpret_cast<const std::byte*>(address_of(buffers[1])) + offset * s.width;
+      if (as_hashes && reinterpret_cast<std::uintptr_t>(s.data) % alignof(std::uint64_t) != 0) {
+        throw_invalid("Arrow array of hashes is not 8-byte aligned");
+      }
+    }
+    s.data_size = length * s.width;
+  }
+  batch.segments.push_back(s);
+  batch.keepalive.push_back(arr);
+  batch.total += length;
+}
+
+}  // namespace
+
+key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes) {
+  key_batch batch;
+  if (PyUnicode_Check(x.ptr()) || PyBytes_Check(x.ptr()) || PyByteArray_Check(x.ptr()) ||
+      PyMemoryView_Check(x.ptr())) {
+    throw nb::type_error(
+        "a batch call takes a collection of keys (array, Arrow array, list, iterable); for one key use add / in");
+  }
+  if (is_numpy_array(x)) {
+    add_numpy(batch, x, as_hashes);
+    if (!batch.segments.empty()) return batch;
+  } else if (from_pyarrow(x) && nb::hasattr(x, "chunks") && nb::hasattr(x, "num_chunks")) {
+    for (nb::handle chunk : x.attr("chunks")) add_arrow_array(batch, chunk, as_hashes);
+    return batch;
+  } else if (from_pyarrow(x) && nb::hasattr(x, "buffers") && nb::hasattr(x, "offset")) {
+    add_arrow_array(batch, x, as_hashes);
+    return batch;
+  }
+  // Any other iterable: hash every key first, so a bad key fails before the
+  // filter changes.
+  if (as_hashes) {
+    for (nb::handle item : nb::iter(x)) {
+      if (!PyLong_Check(item.ptr()) || PyBool_Check(item.ptr())) {
+        throw nb::type_error(("hashes are ints in [0, 2**64); got " + key_type_name(item)).c_str());
+      }
+      const unsigned long long h = PyLong_AsUnsignedLongLong(item.ptr());
+      if (h == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw py_error{binding_error::key_overflow, "hashes are ints in [0, 2**64)"};
+      }
+      batch.owned_hashes.push_back(h);
+    }
+  } else {
+    if (PyList_Check(x.ptr()) || PyTuple_Check(x.ptr())) batch.owned_hashes.reserve(static_cast<std::size_t>(nb::len(x)));
+    for (nb::handle item : nb::iter(x)) batch.owned_hashes.push_back(hash_object(item, spec));
+  }
+  key_batch::segment s;
+  s.kind = key_batch::layout::hashes;
+  s.data = reinterpret_cast<const std::byte*>(batch.owned_hashes.data());
+  s.count = batch.owned_hashes.size();
+  s.width = 8;
+  s.data_size = s.count * 8;
+  batch.segments.push_back(s);
+  batch.total = s.count;
+  return batch;
+}
+
+hash_spec make_hash_spec(std::string_view algorithm, std::uint64_t seed) {
+  if (algorithm == "xxh3_64" || algorithm == "xxh3") return hash_spec{hash_algorithm::xxh3_64, seed};
+  if (algorithm == "xxh64") return hash_spec{hash_algorithm::xxh64, seed};
+  throw_invalid("hash must be \"xxh3_64\" or \"xxh64\", got \"" + std::string(algorithm) + "\"");
+}
+
+void bind_keys(nb::module_& m) {
+  m.def(
+      "_hash_key", [](nb::handle key, std::string_view algorithm, std::uint64_t seed) {
+        return hash_object(key, make_hash_spec(algorithm, seed));
+      },
+      "key"_a, "algorithm"_a, "seed"_a, "The 64-bit hash of one key under (algorithm, seed).");
+  m.def(
+      "_hash_keys",
+      [](nb::handle x, std::string_view algorithm, std::uint64_t seed) {
+        const hash_spec spec = make_hash_spec(algorithm, seed);
+        key_batch batch = make_batch(x, spec);
+        if (batch.has_nulls()) {
+          throw_invalid("hash_keys: the Arrow array has nulls, which are not keys; drop them first (arr.drop_null())");
+        }
+        auto* out = new std::uint64_t[batch.total];
+        nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::uint64_t*>(p); });
+        {
+          nb::gil_scoped_release release;
+          for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool*) {
+            std::memcpy(out + first, h.data(), h.size() * sizeof(std::uint64_t));
+          });
+        }
+        return nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<1>>(out, {batch.total}, owner);
+      },
+      "keys"_a, "algorithm"_a, "seed"_a, "The 64-bit hashes of a batch of keys under (algorithm, seed), as uint64.");
+}
+
+}  // namespace bloomkit::python

@@ -1,0 +1,93 @@
+// python/src/keys.hpp - how Python values become bloomkit keys and hashes.
+//
+// The rules are the C++ library's (include/bloomkit/hash.hpp) so that a
+// filter built in Python, in C++ or by the CLI from the same keys is the same
+// filter, byte for byte:
+//   bytes, bytearray, memoryview, any C-contiguous buffer  -> its bytes
+//   str    -> its UTF-8 bytes          int   -> 8 bytes little-endian (int64 or uint64 range)
+//   float  -> IEEE-754 double bits, LE bool  -> 1 byte (0 or 1), as C++ bool
+//   NumPy arrays and scalars, Arrow arrays -> each element's bytes at its type's width
+//
+// A batch (key_batch) is a description of where the keys' bytes lie (NumPy
+// data, Arrow buffers, or hashes computed from a Python iterable), made with
+// the GIL held; hashing it (for_each_hash_chunk) needs no Python object and
+// runs with the GIL released.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit::python {
+
+namespace nb = nanobind;
+
+/// The hash of one Python key under `spec`. Throws nb::type_error for a value
+/// that is not a key and an overflow error (bloomkit.KeyOverflowError) for an
+/// int outside [-2^63, 2^64).
+std::uint64_t hash_object(nb::handle key, hash_spec spec);
+
+/// Where the keys of one batch are. Built with the GIL held by make_batch();
+/// read without it. `keepalive` holds the Python objects owning the memory.
+struct key_batch {
+  enum class layout {
+    hashes,      ///< precomputed 64-bit hashes (uint64 array): used as they are
+    fixed,       ///< n keys of `width` bytes each, back to back at `data`
+    varlen32,    ///< Arrow string/binary: int32 offsets[n + 1] into `data`
+    varlen64,    ///< Arrow large_string/large_binary: int64 offsets
+    bits,        ///< Arrow bool: bit i of `data` (from bit `bit_offset`) is key i, one byte 0/1
+  };
+  struct segment {
+    layout kind = layout::fixed;
+    const std::byte* data = nullptr;
+    std::size_t data_size = 0;          ///< bytes readable at data (varlen bounds checks)
+    const void* offsets = nullptr;      ///< varlen only
+    std::size_t width = 0;              ///< fixed only
+    std::size_t bit_offset = 0;         ///< bits only: the array's offset in bits
+    std::size_t count = 0;              ///< keys in this segment (nulls included)
+    const std::uint8_t* validity = nullptr;  ///< Arrow validity bitmap or nullptr (no nulls)
+    std::size_t validity_offset = 0;    ///< bit offset into validity
+  };
+  std::vector<segment> segments;
+  std::vector<std::uint64_t> owned_hashes;  ///< the iterable path hashes here first
+  std::vector<nb::object> keepalive;
+  std::size_t total = 0;                    ///< keys over all segments, nulls included
+
+  [[nodiscard]] bool has_nulls() const noexcept {
+    for (const auto& s : segments) {
+      if (s.validity != nullptr) return true;
+    }
+    return false;
+  }
+};
+
+/// Describes `x` as a batch of keys for a filter hashing with `spec`:
+/// a NumPy array (numeric or bool, any byte order, made contiguous), a
+/// pyarrow Array or ChunkedArray (strings, binaries, integers, floats, bools,
+/// temporal and fixed-size binary types; dictionaries decoded), or any other
+/// iterable of keys (hashed here, with the GIL held). `as_hashes` says that
+/// the array holds hashes already (add_hashes): it must then be integer.
+/// Throws nb::type_error for unsupported inputs; nothing is hashed into a
+/// filter by this call, so a failure leaves every filter unchanged.
+key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes = false);
+
+/// Calls fn(std::span<const std::uint64_t> hashes, std::size_t first,
+/// const bool* valid) for consecutive chunks of the batch's hashes, in key
+/// order; `first` is the index of the chunk's first key and `valid` is
+/// nullptr when the chunk has no nulls, else one flag per key (a null key's
+/// hash is meaningless). Needs no GIL.
+template <class Fn>
+void for_each_hash_chunk(const key_batch& batch, hash_spec spec, Fn&& fn);
+
+/// The error for a validity problem etc. (bloomkit.InvalidArgumentError).
+[[noreturn]] void throw_invalid(const std::string& message);
+
+}  // namespace bloomkit::python
+
+#include "keys_impl.hpp"

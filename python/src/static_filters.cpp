@@ -1,0 +1,170 @@
+// python/src/static_filters.cpp - bind_static: BinaryFuse and Ribbon, the
+// static kinds built once from the whole key set.
+#include <cmath>
+
+#include "bloomkit/binary_fuse.hpp"
+#include "bloomkit/ribbon.hpp"
+#include "kinds.hpp"
+
+namespace bloomkit::python {
+
+namespace {
+
+// The CLI's rule (tools/bloomkit/kinds.cpp): the fingerprint width fixes the
+// FPR at 2^-f, so an fpr picks the narrowest width whose 2^-f is at or below it.
+void require_static_fpr(double fpr, const char* kind) {
+  if (!(fpr > 0.0 && fpr < 1.0)) throw_invalid(std::string(kind) + ": fpr must be in (0, 1)");
+  if (fpr < std::ldexp(1.0, -16)) {
+    throw_invalid(std::string(kind) + " reaches FPR 2**-16 at best; fpr " + std::to_string(fpr) + " is below that");
+  }
+}
+
+std::uint32_t fuse_bits(std::optional<std::uint32_t> bits, std::optional<double> fpr) {
+  if (bits && fpr) throw_invalid("BinaryFuse: give bits or fpr, not both");
+  if (fpr) {
+    require_static_fpr(*fpr, "BinaryFuse");
+    return *fpr >= 1.0 / 256 ? 8 : 16;
+  }
+  return bits.value_or(8);
+}
+
+std::uint32_t ribbon_bits(std::optional<std::uint32_t> bits, std::optional<double> fpr) {
+  if (bits && fpr) throw_invalid("Ribbon: give bits or fpr, not both");
+  if (fpr) {
+    require_static_fpr(*fpr, "Ribbon");
+    // The smallest r with 2^-r <= fpr (the epsilon keeps 2^-7 at r = 7).
+    return static_cast<std::uint32_t>(std::clamp(std::ceil(-std::log2(*fpr) - 1e-9), 1.0, 16.0));
+  }
+  return bits.value_or(8);
+}
+
+/// Hashes of the keys (or the hashes themselves) for a static construction.
+std::vector<std::uint64_t> hashes_of(nb::handle keys, hash_spec spec, bool as_hashes) {
+  const key_batch batch = make_batch(keys, spec, as_hashes);
+  nb::gil_scoped_release release;
+  return collect_hashes(batch, spec);
+}
+
+binary_fuse make_fuse(const std::vector<std::uint64_t>& hashes, std::uint32_t bits, std::uint32_t arity, hash_spec spec) {
+  binary_fuse_options options;
+  options.hash = spec;
+  options.arity = arity;
+  nb::gil_scoped_release release;
+  return binary_fuse(hashes, bits, options);
+}
+
+ribbon make_ribbon(const std::vector<std::uint64_t>& hashes, std::uint32_t bits, hash_spec spec) {
+  ribbon_options options;
+  options.hash = spec;
+  options.result_bits = bits;
+  nb::gil_scoped_release release;
+  return ribbon(hashes, options);
+}
+
+template <class F>
+void bind_static_accessors(nb::class_<py_filter<F>>& cls) {
+  using W = py_filter<F>;
+  cls.def_prop_ro(
+         "bits_per_key",
+         [](const W& self) {
+           std::shared_lock lock(*self.mutex);
+           return self.read([](const auto& f) { return f.bits_per_key(); });
+         },
+         "Bits of the filter per stored key.")
+      .def_prop_ro(
+          "keys",
+          [](const W& self) {
+            std::shared_lock lock(*self.mutex);
+            return self.read([](const auto& f) { return f.keys(); });
+          },
+          "Distinct keys stored (duplicates are stored once).");
+}
+
+constexpr const char* fuse_doc =
+    "BinaryFuse(keys, *, bits=None, fpr=None, arity=3, hash='xxh3_64', hash_seed=0)\n\n"
+    "A static binary fuse filter (Graf and Lemire 2022) of every key in `keys` (any batch input; duplicates\n"
+    "are fine), built once: no add. 8-bit fingerprints give FPR 2**-8 at about 9 bits/key, 16-bit ones\n"
+    "2**-16 at about 18. `bits` is 8 or 16 (default 8), or `fpr` picks it as the CLI does.\n"
+    "BinaryFuse.from_hashes(hashes) builds from precomputed hashes.";
+
+constexpr const char* ribbon_doc =
+    "Ribbon(keys, *, bits=None, fpr=None, hash='xxh3_64', hash_seed=0)\n\n"
+    "A static standard Ribbon filter (Dillinger and Walzer 2021) of every key in `keys`, built once: FPR\n"
+    "2**-r at about 1.05 r bits/key, r = `bits` from 1 to 16 (default 8), or `fpr` picks r as the CLI does.\n"
+    "Ribbon.from_hashes(hashes) builds from precomputed hashes.";
+
+}  // namespace
+
+void bind_static(nb::module_& m) {
+  {
+    using F = binary_fuse;
+    using W = py_filter<F>;
+    auto cls = bind_filter_common<F>(m, "BinaryFuse", fuse_doc);
+    cls.def(
+        "__init__",
+        [](W* self, nb::handle keys, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
+           std::string_view hash, std::uint64_t hash_seed) {
+          const hash_spec spec = make_hash_spec(hash, hash_seed);
+          const std::uint32_t b = fuse_bits(bits, fpr);
+          const auto hashes = hashes_of(keys, spec, false);
+          new (self) W(make_fuse(hashes, b, arity, spec));
+        },
+        "keys"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "arity"_a = 3, "hash"_a = "xxh3_64",
+        "hash_seed"_a = 0, "The filter of every key in `keys`.");
+    cls.def_static(
+        "from_hashes",
+        [](nb::handle hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
+           std::string_view hash, std::uint64_t hash_seed) {
+          const hash_spec spec = make_hash_spec(hash, hash_seed);
+          const std::uint32_t b = fuse_bits(bits, fpr);
+          return W(make_fuse(hashes_of(hashes, spec, true), b, arity, spec));
+        },
+        "hashes"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "arity"_a = 3, "hash"_a = "xxh3_64",
+        "hash_seed"_a = 0,
+        "The filter of precomputed uint64 hashes; `hash`/`hash_seed` record how they were computed.");
+    cls.def_prop_ro(
+        "fingerprint_bits",
+        [](const W& self) {
+          std::shared_lock lock(*self.mutex);
+          return self.read([](const auto& f) { return f.fingerprint_bits(); });
+        },
+        "Fingerprint width: 8 or 16.");
+    bind_static_accessors<F>(cls);
+  }
+  {
+    using F = ribbon;
+    using W = py_filter<F>;
+    auto cls = bind_filter_common<F>(m, "Ribbon", ribbon_doc);
+    cls.def(
+        "__init__",
+        [](W* self, nb::handle keys, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::string_view hash,
+           std::uint64_t hash_seed) {
+          const hash_spec spec = make_hash_spec(hash, hash_seed);
+          const std::uint32_t r = ribbon_bits(bits, fpr);
+          const auto hashes = hashes_of(keys, spec, false);
+          new (self) W(make_ribbon(hashes, r, spec));
+        },
+        "keys"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+        "The filter of every key in `keys`.");
+    cls.def_static(
+        "from_hashes",
+        [](nb::handle hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::string_view hash,
+           std::uint64_t hash_seed) {
+          const hash_spec spec = make_hash_spec(hash, hash_seed);
+          const std::uint32_t r = ribbon_bits(bits, fpr);
+          return W(make_ribbon(hashes_of(hashes, spec, true), r, spec));
+        },
+        "hashes"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+        "The filter of precomputed uint64 hashes.");
+    cls.def_prop_ro(
+        "result_bits",
+        [](const W& self) {
+          std::shared_lock lock(*self.mutex);
+          return self.read([](const auto& f) { return f.result_bits(); });
+        },
+        "r: the FPR is 2**-r.");
+    bind_static_accessors<F>(cls);
+  }
+}
+
+}  // namespace bloomkit::python

@@ -1,0 +1,171 @@
+"""Every error path raises the right exception, with the library's message, and leaves the
+filter unchanged."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import bloomkit
+from conftest import ALL_KINDS, INCREMENTAL, build
+
+
+def test_hierarchy():
+    assert issubclass(bloomkit.MismatchError, bloomkit.Error) and issubclass(bloomkit.MismatchError, ValueError)
+    assert issubclass(bloomkit.HashMismatchError, bloomkit.MismatchError)
+    assert issubclass(bloomkit.InvalidArgumentError, ValueError)
+    assert issubclass(bloomkit.FileError, OSError)
+    for e in (bloomkit.TruncatedError, bloomkit.CorruptError, bloomkit.ChecksumError,
+              bloomkit.UnsupportedVersionError, bloomkit.UnknownKindError):
+        assert issubclass(e, bloomkit.FormatError) and issubclass(e, ValueError)
+    assert issubclass(bloomkit.ReadOnlyError, TypeError)
+    assert issubclass(bloomkit.ClosedError, ValueError)
+    assert issubclass(bloomkit.KeyOverflowError, OverflowError)
+    assert bloomkit.MismatchError.code == "mismatch" and bloomkit.ChecksumError.code == "checksum"
+
+
+@pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("fpr", [0.0, 1.0, -0.5, 1.5, math.nan, math.inf])
+def test_fpr_out_of_range(cls, fpr):
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        cls(100, fpr)
+
+
+@pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
+def test_capacity_zero_and_negative(cls):
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        cls(0, 0.01)
+    with pytest.raises(TypeError):
+        cls(-1, 0.01)
+
+
+def test_exact_parameters_out_of_range():
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.SplitBlockBloom.with_blocks(0)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.SplitBlockBloom.with_blocks(2**32 + 1)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.BlockedBloom.with_blocks(10, 17)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.StandardBloom.with_bits(100, 0)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.StandardBloom.with_bits(100, 65)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.CountingBloom.with_counters(0, 3)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.ScalableBloom(10, 0.01, growth=0.5)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.BinaryFuse([1, 2], bits=12)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.BinaryFuse([1, 2], arity=5)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.Ribbon([1, 2], bits=17)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.Ribbon([1, 2], fpr=1e-9)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.SplitBlockBloom(10, hash="md5")
+
+
+def test_huge_sizes_fail_cleanly():
+    # 2^63 bits is the largest StandardBloom: asking for it must raise, not crash or half-allocate.
+    with pytest.raises((MemoryError, bloomkit.Error)):
+        bloomkit.StandardBloom.with_bits(2**63, 3)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.StandardBloom.with_bits(2**63 + 1, 3)
+
+
+@pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
+def test_mismatched_merge_leaves_the_filter_unchanged(cls):
+    a = cls(1000, 0.01)
+    a.add_many(range(100))
+    before = a.to_bytes()
+    others = [cls(5000, 0.01), cls(1000, 0.01, hash_seed=1), cls(1000, 0.01, hash="xxh64" if a.hash_spec[0] != "xxh64" else "xxh3_64")]
+    others.append(bloomkit.BlockedBloom(1000) if cls is not bloomkit.BlockedBloom else bloomkit.StandardBloom(1000))
+    for other in others:
+        with pytest.raises(bloomkit.MismatchError):
+            a.merge(other)
+        with pytest.raises(ValueError):
+            a | other
+        with pytest.raises(bloomkit.MismatchError):
+            a |= other
+        if hasattr(a, "intersect"):
+            with pytest.raises(bloomkit.MismatchError):
+                a.intersect(other)
+        assert a.to_bytes() == before
+    with pytest.raises(bloomkit.MismatchError):
+        a.merge("not a filter")
+    assert a.to_bytes() == before
+
+
+@pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
+def test_bad_batches_leave_the_filter_unchanged(cls):
+    f = cls(1000, 0.01)
+    f.add_many(range(10))
+    before = f.to_bytes()
+    for bad in ([1, 2, None], iter([b"a", object()]), [2**70], np.zeros((3, 3)), 5):
+        with pytest.raises((TypeError, ValueError, OverflowError)):
+            f.add_many(bad)
+        assert f.to_bytes() == before
+    for bad in (np.array([1.5, 2.5]), ["x"], [-1]):
+        with pytest.raises((TypeError, OverflowError)):
+            f.add_hashes(bad)
+        assert f.to_bytes() == before
+
+
+def corrupt_variants(data: bytes):
+    yield "truncated-header", data[:40], bloomkit.TruncatedError
+    yield "truncated-payload", data[:-1], bloomkit.TruncatedError
+    flipped = bytearray(data)
+    flipped[-1] ^= 0x01
+    yield "payload-bit", bytes(flipped), bloomkit.ChecksumError
+    bad_magic = bytearray(data)
+    bad_magic[0] ^= 0xFF
+    yield "magic", bytes(bad_magic), bloomkit.FormatError
+    yield "empty", b"", bloomkit.TruncatedError
+    yield "garbage", b"\x00" * 200, bloomkit.FormatError
+
+
+@pytest.mark.parametrize("cls", ALL_KINDS, ids=lambda c: c.__name__)
+def test_corrupt_bytes_raise_format_errors(cls, tmp_path):
+    data = build(cls, [f"k{i}" for i in range(2000)]).to_bytes()
+    for name, bad, error in corrupt_variants(data):
+        with pytest.raises(error):
+            bloomkit.from_bytes(bad)
+        path = tmp_path / f"{name}.bkf"
+        path.write_bytes(bad)
+        with pytest.raises(error):
+            bloomkit.load(path)
+        with pytest.raises(error):
+            bloomkit.open(path)
+
+
+def test_wrong_kind_is_a_mismatch(tmp_path):
+    data = bloomkit.SplitBlockBloom(100).to_bytes()
+    with pytest.raises(bloomkit.MismatchError):
+        bloomkit.BlockedBloom.from_bytes(data)
+    path = tmp_path / "s.bkf"
+    path.write_bytes(data)
+    with pytest.raises(bloomkit.MismatchError):
+        bloomkit.StandardBloom.load(path)
+
+
+def test_messages_are_the_librarys():
+    with pytest.raises(bloomkit.MismatchError, match="differ"):
+        bloomkit.SplitBlockBloom(100).merge(bloomkit.SplitBlockBloom(100000))
+    with pytest.raises(bloomkit.InvalidArgumentError, match="p"):
+        bloomkit.BlockedBloom(10, 2.0)
+
+
+@pytest.mark.parametrize("cls", ALL_KINDS, ids=lambda c: c.__name__)
+def test_counting_remove_of_absent_key_changes_nothing(cls):
+    if cls is not bloomkit.CountingBloom:
+        assert not hasattr(cls, "remove")
+        return
+    f = bloomkit.CountingBloom(100, 0.01)
+    f.add_many(range(50))
+    before = f.to_bytes()
+    assert f.remove("certainly-absent-key") is False
+    assert f.to_bytes() == before
+    assert f.remove(7) is True and 7 not in f or f.count(7) >= 0
