@@ -52,6 +52,13 @@ from ._bloomkit import (
     load,
     open,
     inspect,
+    # Spark's and Guava's own filters (docs/INTEROP.md)
+    SparkBloom,
+    SparkBloomVersion,
+    GuavaBloom,
+    GuavaStrategy,
+    from_jvm_bytes,
+    load_jvm,
 )
 from . import sizing
 
@@ -65,6 +72,7 @@ FilterClass = Union[
 
 # help(), repr(type) and tracebacks name the public module, not the extension.
 for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon,
+             SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
              Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
              TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
              ConstructionError, UnsupportedError, ReadOnlyError, ClosedError, KeyOverflowError):

@@ -97,6 +97,22 @@ inline std::vector<std::uint64_t> read_words(const std::byte* p, std::uint64_t w
 
 }  // namespace detail::jvm
 
+namespace detail {
+// The atomic writer is bloomkit::detail::format::atomic_file_writer in
+// file_format.hpp today and bloomkit::detail::atomic_file_writer in
+// file_io.hpp after the layout refactor; the unqualified name below finds
+// whichever exists (the empty namespace keeps the using-directive valid).
+namespace format {}
+namespace jvm {
+using namespace bloomkit::detail::format;
+inline void write_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+  atomic_file_writer file(path);
+  file.write(bytes);
+  file.commit();
+}
+}  // namespace jvm
+}  // namespace detail
+
 /// Reads Spark's BloomFilter.writeTo bytes (version 1 or 2). Throws
 /// bloomkit::error: truncated (shorter than its header or word count says),
 /// unsupported_version (a version other than 1 and 2), corrupt (k outside
@@ -252,10 +268,7 @@ inline std::vector<std::byte> write_jvm_filter(const jvm_filter& f) {
 /// so `path` never holds a partial filter and may be one of the inputs it
 /// was computed from. Throws errc::io naming `path`.
 inline void save_jvm_filter(const jvm_filter& f, const std::filesystem::path& path) {
-  const std::vector<std::byte> bytes = write_jvm_filter(f);
-  detail::format::atomic_file_writer file(path);
-  file.write(bytes);
-  file.commit();
+  detail::jvm::write_atomically(path, write_jvm_filter(f));
 }
 
 }  // namespace bloomkit
