@@ -88,7 +88,7 @@ TEST(ParquetWriters, EveryFilterRebuiltBitForBit) {
 }
 
 TEST(ParquetWriters, ArrowCppSizingPredicted) {
-  // pyarrow wrote arrow_cpp.parquet with ndv 2000, fpp 0.01 for every
+  // pyarrow wrote arrow_cpp.parquet with ndv (ndv_option), fpp 0.01 for every
   // column. Arrow C++ 26 sizes each chunk's filter for min(ndv, the chunk's
   // distinct values) with its own rounding (sizing::parquet_writer::arrow_cpp):
   // predict every numBytes from the sidecar's distinct count.
@@ -104,7 +104,7 @@ TEST(ParquetWriters, ArrowCppSizingPredicted) {
     const std::string column = chunk["column"].get<std::string>();
     const auto stored = file.bloom_filter(rg, file.column_index(column));
     ASSERT_TRUE(stored.has_value());
-    const std::uint64_t ndv = std::min<std::uint64_t>(2000, chunk["values"].size());
+    const std::uint64_t ndv = std::min<std::uint64_t>(sidecar["ndv_option"].get<std::uint64_t>(), chunk["values"].size());
     EXPECT_EQ(static_cast<std::uint64_t>(stored->header.num_bytes),
               bloomkit::sizing::parquet_writer_bytes(ndv, 0.01, bloomkit::sizing::parquet_writer::arrow_cpp))
         << column << " row group " << rg << ", " << chunk["values"].size() << " distinct values";

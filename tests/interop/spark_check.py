@@ -138,7 +138,8 @@ def spark_filters(spark, cli, work, big, report):
         spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.maxNumBits", str(bits))
         spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.maxNumItems", "200000000")
         started = time.time()
-        rows = spark.range(0, 1_000_000).select((F.col("id") * 2654435761).alias("x"))
+        # One partition: one 268 MB aggregation buffer, no partial buffers to serialise and merge.
+        rows = spark.range(0, 1_000_000, 1, 1).select((F.col("id") * 2654435761).alias("x"))
         bloom = rows._jdf.stat().bloomFilter("x", 200_000_000, bits)
         path = os.path.join(work, "spark_df_big.bin")
         write_filter(jvm, bloom, path)
