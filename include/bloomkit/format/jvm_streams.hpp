@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/file_format.hpp"  // mapped_file, the atomic writer
+#include "bloomkit/file_io.hpp"  // with_file_bytes, atomic_file_writer
 #include "bloomkit/guava_bloom.hpp"
 #include "bloomkit/spark_bloom.hpp"
 
@@ -97,21 +97,6 @@ inline std::vector<std::uint64_t> read_words(const std::byte* p, std::uint64_t w
 
 }  // namespace detail::jvm
 
-namespace detail {
-// The atomic writer is bloomkit::detail::format::atomic_file_writer in
-// file_format.hpp today and bloomkit::detail::atomic_file_writer in
-// file_io.hpp after the layout refactor; the unqualified name below finds
-// whichever exists (the empty namespace keeps the using-directive valid).
-namespace format {}
-namespace jvm {
-using namespace bloomkit::detail::format;
-inline void write_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
-  atomic_file_writer file(path);
-  file.write(bytes);
-  file.commit();
-}
-}  // namespace jvm
-}  // namespace detail
 
 /// Reads Spark's BloomFilter.writeTo bytes (version 1 or 2). Throws
 /// bloomkit::error: truncated (shorter than its header or word count says),
@@ -239,15 +224,17 @@ inline jvm_filter read_jvm_filter(std::span<const std::byte> bytes) {
   return read_guava_stream(bytes);
 }
 
-/// Reads the Spark or Guava filter in the file at `path` (errc::io when it
-/// cannot be read; the errors of read_jvm_filter prefixed with the path).
+/// Reads the Spark or Guava filter in the file at `path` (a regular file is
+/// mapped; a pipe or /dev/stdin is read to its end). errc::io when it cannot
+/// be read; the errors of read_jvm_filter prefixed with the path.
 inline jvm_filter load_jvm_filter(const std::filesystem::path& path) {
-  const mapped_file file(path);
-  try {
-    return read_jvm_filter(file.bytes());
-  } catch (const error& e) {
-    throw error(e.code(), path.string() + ": " + e.what());
-  }
+  return with_file_bytes(path, [&](std::span<const std::byte> bytes) {
+    try {
+      return read_jvm_filter(bytes);
+    } catch (const error& e) {
+      throw error(e.code(), path.string() + ": " + e.what());
+    }
+  });
 }
 
 /// The stream bytes of either kind (its own writeTo form).
@@ -268,7 +255,10 @@ inline std::vector<std::byte> write_jvm_filter(const jvm_filter& f) {
 /// so `path` never holds a partial filter and may be one of the inputs it
 /// was computed from. Throws errc::io naming `path`.
 inline void save_jvm_filter(const jvm_filter& f, const std::filesystem::path& path) {
-  detail::jvm::write_atomically(path, write_jvm_filter(f));
+  const std::vector<std::byte> bytes = write_jvm_filter(f);
+  atomic_file_writer file(path);
+  file.write(bytes);
+  file.commit();
 }
 
 }  // namespace bloomkit
