@@ -209,7 +209,7 @@ int run_jvm_query(const std::string& file, const std::vector<std::string>& keys,
       line_reader reader(path);
       std::uint64_t line_number = 0;
       for (std::string_view chunk = reader.next_chunk(); !chunk.empty(); chunk = reader.next_chunk()) {
-        detail::split_lines(chunk, [&](const char* begin, const char* end) {
+        lines::split_lines(chunk, [&](const char* begin, const char* end) {
           ++line_number;
           const std::string_view line = strip_cr(std::string_view(begin, static_cast<std::size_t>(end - begin)));
           answer(line, reader.name() + ":" + std::to_string(line_number));
