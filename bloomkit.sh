@@ -69,6 +69,21 @@ setup_web() {
   fi
 }
 
+setup_interop() {
+  # Java 17 and Maven from Debian; pyspark/pyarrow into build/venv from
+  # python/requirements/interop.txt (again only when that file changes).
+  command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1 || apt_install openjdk-17-jdk-headless maven
+  local venv="$ROOT/build/venv" stamp sum
+  [ -x "$venv/bin/python" ] || "${BLOOMKIT_PYTHON:-python3}" -m venv "$venv" || return 1
+  stamp="$venv/.stamp-interop"
+  sum="$(sha256sum python/requirements/interop.txt | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+    say "installing python/requirements/interop.txt into build/venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements/interop.txt || return 1
+    echo "$sum" >"$stamp"
+  fi
+}
+
 # ---- build ------------------------------------------------------------------------
 build_preset() {
   local preset="$1"
@@ -199,6 +214,34 @@ test_web() {
   (cd web && node --test tests/)
 }
 
+test_interop() {
+  # Spark's and Guava's filters and Parquet from other writers, against the real
+  # libraries (docs/INTEROP.md): fresh material from the pinned spark-sketch 4.3.0
+  # (pyspark's jar) and Guava 33.8.0 every run, both directions, then PySpark
+  # (df.stat.bloomFilter, past 2^31 bits) and Parquet from pyarrow and parquet-mr.
+  say "interop: Spark and Guava formats, Parquet from pyarrow and parquet-mr"
+  setup_interop || return 1
+  local py="$ROOT/build/venv/bin/python" work="$ROOT/build/interop" jars cp
+  jars="$("$py" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')" || return 1
+  [ -f "$jars/spark-sketch_2.13-4.3.0.jar" ] || { say "pyspark has no spark-sketch jar in $jars"; return 1; }
+  (cd tests/jvm && mvn -B -q package -Dpyspark.jars="$jars") || return 1
+  cmake --build build/release --target bloomkit_cli jvm_formats_test cli_jvm_test parquet_writers_test -j "$JOBS" >/dev/null || return 1
+  cp="$ROOT/build/jvm/bloomkit-jvm-interop-0.1.0.jar:$ROOT/build/jvm/lib/*"
+  rm -rf "$work" && mkdir -p "$work/material" || return 1
+  java -cp "$cp" bloomkit.interop.Harness golden >"$work/material/golden.txt" || return 1
+  cmp -s "$work/material/golden.txt" tests/fixtures/jvm/golden.txt ||
+    { say "the jars' golden hashes differ from tests/fixtures/jvm/golden.txt"; return 1; }
+  java -cp "$cp" bloomkit.interop.Harness make "$work/material" --big >/dev/null || return 1
+  BLOOMKIT_JVM_DIR="$work/material" BLOOMKIT_JVM_WRITE=1 build/release/jvm_formats_test --gtest_brief=1 || return 1
+  BLOOMKIT_JVM_DIR="$work/material" build/release/cli_jvm_test --gtest_brief=1 || return 1
+  java -cp "$cp" bloomkit.interop.Harness check "$work/material" >"$work/check.log" || { cat "$work/check.log" >&2; return 1; }
+  tail -1 "$work/check.log" >&2
+  rm -f "$work"/material/big_*  # 0.8 GB of 2^31-bit filters
+  "$py" tests/interop/spark_check.py build/release/bloomkit "$work/spark" --big --parquet 2>"$work/spark.log" ||
+    { tail -30 "$work/spark.log" >&2; return 1; }
+  BLOOMKIT_PARQUET_WRITERS_DIR="$work/spark/parquet" build/release/parquet_writers_test --gtest_brief=1
+}
+
 # The fuzz and web packages (clang, emscripten, chromium: about 1 GB on a new
 # machine) install in the background while the release suite builds; the
 # steps that need them wait for it first.
@@ -231,6 +274,7 @@ cmd_test() {
   step tsan test_tsan
   step fuzz test_fuzz
   step web test_web
+  step interop test_interop
   echo
   if [ "$FAILED" -ne 0 ]; then
     echo "failed steps: ${FAILED_STEPS[*]}"
@@ -287,7 +331,7 @@ case "${1:-}" in
   demo) shift; cmd_demo "$@" ;;
   install) shift; cmd_install "$@" ;;
   test) shift; cmd_test "$@" ;;
-  setup) shift; setup_core; setup_fuzz; setup_web ;;
+  setup) shift; setup_core; setup_fuzz; setup_web; setup_interop ;;
   build) shift; setup_core; build_preset "${1:-release}" ;;
   bench) shift; cmd_bench "$@" ;;
   serve) shift; cmd_serve "$@" ;;

@@ -30,3 +30,9 @@ target_link_libraries(bloomkit_static_bench PRIVATE bloomkit::bloomkit bloomkit_
 #                            insert_parallel (1 and 2 threads)
 add_executable(bloomkit_concurrent_bench ${PROJECT_SOURCE_DIR}/bench/concurrent.cpp)
 target_link_libraries(bloomkit_concurrent_bench PRIVATE bloomkit::bloomkit bloomkit_warnings benchmark::benchmark)
+
+# bloomkit_jvm_bench  bench/jvm_formats.cpp: spark_bloom and guava_bloom lookups (against
+#                     the JVM's own mightContain: tests/jvm Harness bench) and bloomkit's
+#                     kinds in the same memory (FPR and ns)
+add_executable(bloomkit_jvm_bench ${PROJECT_SOURCE_DIR}/bench/jvm_formats.cpp)
+target_link_libraries(bloomkit_jvm_bench PRIVATE bloomkit::bloomkit bloomkit_warnings)

@@ -52,6 +52,13 @@ from ._bloomkit import (
     load,
     open,
     inspect,
+    # Spark's and Guava's own filters (docs/INTEROP.md)
+    SparkBloom,
+    SparkBloomVersion,
+    GuavaBloom,
+    GuavaStrategy,
+    from_jvm_bytes,
+    load_jvm,
 )
 from . import sizing
 
@@ -62,6 +69,17 @@ FilterClass = Union[
     "type[SplitBlockBloom]", "type[BlockedBloom]", "type[StandardBloom]", "type[CountingBloom]",
     "type[ScalableBloom]", "type[BinaryFuse]", "type[Ribbon]",
 ]
+
+# help(), repr(type) and tracebacks name the public module, not the extension.
+for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon,
+             SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
+             Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
+             TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
+             ConstructionError, UnsupportedError, ReadOnlyError, ClosedError, KeyOverflowError):
+    try:
+        _cls.__module__ = "bloomkit"
+    except (AttributeError, TypeError):  # pragma: no cover - a type that refuses it keeps its name
+        pass
 
 #: The classes by the CLI's --kind spelling (bloomkit build --kind ...).
 KINDS: dict[str, Any] = {

@@ -12,6 +12,7 @@ void bind_files(nanobind::module_& m);
 void bind_sizing(nanobind::module_& m);
 void bind_parquet(nanobind::module_& m);
 void bind_sharding(nanobind::module_& m);
+void bind_interop(nanobind::module_& m);
 }  // namespace bloomkit::python
 
 NB_MODULE(_bloomkit, m) {
@@ -24,4 +25,5 @@ NB_MODULE(_bloomkit, m) {
   bloomkit::python::bind_sizing(m);
   bloomkit::python::bind_parquet(m);
   bloomkit::python::bind_sharding(m);
+  bloomkit::python::bind_interop(m);
 }

@@ -20,6 +20,7 @@
 #include "filter_summary.hpp"
 #include "json_out.hpp"
 #include "signals.hpp"
+#include "jvm_formats.hpp"
 
 namespace bloomkit::cli {
 
@@ -66,6 +67,7 @@ std::string checksum_words(const file_info& info) {
 }
 
 int run_info(const info_options& o) {
+  if (is_jvm_filter_file(o.file)) return run_jvm_info(o.file, o.json);
   const file_info info = inspect(std::filesystem::path(o.file));
 
   std::optional<filter_summary> summary;

@@ -23,6 +23,7 @@
 #include "bloomkit/file_format.hpp"
 #include "commands.hpp"
 #include "json_out.hpp"
+#include "jvm_formats.hpp"
 #include "key_input.hpp"
 #include "signals.hpp"
 
@@ -127,6 +128,7 @@ class answer_writer {
 };
 
 int run_query(const query_options& o) {
+  if (is_jvm_filter_file(o.file)) return run_jvm_query(o.file, o.keys, o.inputs, o.format, o.count, o.json);
   const key_format format = parse_key_format(o.format);
   if (o.count && o.json) throw usage_error("--count and --json cannot be combined");
   if (!o.keys.empty() && !o.inputs.empty()) throw usage_error("give keys as arguments or with --input, not both");
@@ -201,7 +203,8 @@ void register_query(CLI::App& app, command_table& table) {
   sub->add_option("file", o->file, "the filter file")->required();
   sub->add_option("keys", o->keys, "keys to ask about (else --input files or stdin)");
   sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
-  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
+  sub->add_option("-f,--format", o->format,
+                  "key format: text, hex, u64 or i64 (default text); on Spark/Guava filters also i32");
   sub->add_flag("-c,--count", o->count, "print only the number of keys answered maybe");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"maybe\": true|false}");
   sub->add_flag("--stats", o->stats, "print the time spent in lookups and in the rest on stderr");

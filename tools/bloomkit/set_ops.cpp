@@ -26,6 +26,7 @@
 #include "filter_summary.hpp"
 #include "json_out.hpp"
 #include "output_guard.hpp"
+#include "jvm_formats.hpp"
 
 namespace bloomkit::cli {
 
@@ -57,6 +58,7 @@ int run_set_op(set_op op, const set_options& o) {
   const char* verb = op == set_op::merge ? "merge" : "intersect";
   if (o.inputs.size() < 2) throw usage_error(std::string(verb) + " needs at least two filter files");
   refuse_output_over_inputs(o.output, o.inputs);
+  if (is_jvm_filter_file(o.inputs[0])) return run_jvm_set_op(op == set_op::merge, o.inputs, o.output, o.json, o.quiet);
 
   any_filter result = load(std::filesystem::path(o.inputs[0]));
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {

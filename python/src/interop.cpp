@@ -1,0 +1,183 @@
+// python/src/interop.cpp - bind_interop: Spark's and Guava's Bloom filters
+// (bloomkit/spark_bloom.hpp, guava_bloom.hpp, format/jvm_streams.hpp) as
+// bloomkit.SparkBloom and bloomkit.GuavaBloom, plus load_jvm / from_jvm_bytes.
+//
+// Keys follow the JVM libraries, not bloomkit's own canonical bytes:
+//   SparkBloom: int -> a long (putLong; any int in [-2^63, 2^64) as its 64 bits),
+//               str -> putString (UTF-8), bytes-like -> putBinary
+//   GuavaBloom: int -> Funnels.longFunnel(); add_int/may_contain_int -> integerFunnel();
+//               str -> stringFunnel(UTF_8); bytes-like -> byteArrayFunnel()
+// to_bytes() is the library's own writeTo stream; from_bytes reads it back.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/format/jvm_streams.hpp"
+#include "bloomkit/guava_bloom.hpp"
+#include "bloomkit/spark_bloom.hpp"
+
+namespace bloomkit::python {
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+/// A key as the JVM libraries see it: a long, or bytes.
+struct jvm_key {
+  bool is_long = false;
+  std::int64_t value = 0;
+  std::string bytes;
+};
+
+jvm_key key_of(nb::handle key) {
+  jvm_key k;
+  if (PyBool_Check(key.ptr())) throw nb::type_error("bool is not a Spark/Guava key (use an int)");
+  if (PyLong_Check(key.ptr())) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(key.ptr(), &overflow);
+    k.is_long = true;
+    if (overflow == 0) {
+      k.value = static_cast<std::int64_t>(v);
+    } else {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(key.ptr());
+      if (PyErr_Occurred()) throw nb::python_error();
+      k.value = static_cast<std::int64_t>(static_cast<std::uint64_t>(u));  // the same 64 bits
+    }
+    return k;
+  }
+  if (PyUnicode_Check(key.ptr())) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(key.ptr(), &size);
+    if (data == nullptr) throw nb::python_error();
+    k.bytes.assign(data, static_cast<std::size_t>(size));
+    return k;
+  }
+  Py_buffer view{};
+  if (PyObject_GetBuffer(key.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) {
+    PyErr_Clear();
+    throw nb::type_error("a Spark/Guava key is an int, a str or a bytes-like object");
+  }
+  k.bytes.assign(static_cast<const char*>(view.buf), static_cast<std::size_t>(view.len));
+  PyBuffer_Release(&view);
+  return k;
+}
+
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+bool spark_contains(const spark_bloom& f, nb::handle key) {
+  const jvm_key k = key_of(key);
+  return k.is_long ? f.may_contain_long(k.value) : f.may_contain_bytes(as_bytes(k.bytes));
+}
+bool spark_add(spark_bloom& f, nb::handle key) {
+  const jvm_key k = key_of(key);
+  return k.is_long ? f.insert_long(k.value) : f.insert_bytes(as_bytes(k.bytes));
+}
+bool guava_contains(const guava_bloom& f, nb::handle key) {
+  const jvm_key k = key_of(key);
+  return k.is_long ? f.may_contain(k.value) : f.may_contain_bytes(as_bytes(k.bytes));
+}
+bool guava_add(guava_bloom& f, nb::handle key) {
+  const jvm_key k = key_of(key);
+  return k.is_long ? f.insert(k.value) : f.insert_bytes(as_bytes(k.bytes));
+}
+
+nb::bytes to_py_bytes(const std::vector<std::byte>& b) { return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size()); }
+
+std::span<const std::byte> bytes_of(const nb::bytes& b) {
+  return {reinterpret_cast<const std::byte*>(b.c_str()), b.size()};
+}
+
+nb::object to_python(jvm_filter&& f) {
+  if (auto* s = std::get_if<spark_bloom>(&f)) return nb::cast(std::move(*s));
+  return nb::cast(std::move(std::get<guava_bloom>(f)));
+}
+
+}  // namespace
+
+void bind_interop(nb::module_& m) {
+  nb::enum_<spark_bloom_version>(m, "SparkBloomVersion", "Spark's BloomFilter.Version")
+      .value("V1", spark_bloom_version::v1)
+      .value("V2", spark_bloom_version::v2);
+  nb::enum_<guava_strategy>(m, "GuavaStrategy", "Guava's BloomFilterStrategies, by ordinal")
+      .value("MURMUR128_MITZ_32", guava_strategy::murmur128_mitz_32)
+      .value("MURMUR128_MITZ_64", guava_strategy::murmur128_mitz_64);
+
+  nb::class_<spark_bloom>(m, "SparkBloom",
+                          "Spark's org.apache.spark.util.sketch.BloomFilter, bit for bit: answers as its mightContain.\n"
+                          "Keys: int as a long (putLong), str as UTF-8 (putString), bytes-like as putBinary.")
+      .def(nb::new_([](std::uint64_t expected_items, double fpp) { return spark_bloom::create(expected_items, fpp); }),
+           "expected_items"_a, "fpp"_a, "Spark's BloomFilter.create(expectedNumItems, fpp): version 2, seed 0.")
+      .def_static(
+          "create",
+          [](spark_bloom_version version, std::uint64_t expected_items, std::uint64_t num_bits, std::int32_t seed) {
+            return spark_bloom::create(version, expected_items, num_bits, seed);
+          },
+          "version"_a, "expected_items"_a, "num_bits"_a, "seed"_a = 0,
+          "Spark's BloomFilter.create(version, expectedNumItems, numBits, seed).")
+      .def_static(
+          "from_bytes", [](const nb::bytes& data) { return read_spark_stream(bytes_of(data)); }, "data"_a,
+          "Reads Spark's writeTo bytes (TruncatedError, CorruptError, UnsupportedVersionError otherwise).")
+      .def("to_bytes", [](const spark_bloom& f) { return to_py_bytes(write_spark_stream(f)); },
+           "Spark's writeTo bytes: BloomFilter.readFrom reads them into an equal filter.")
+      .def("save", [](const spark_bloom& f, const std::string& path) { save_jvm_filter(jvm_filter(f), path); }, "path"_a,
+           "Writes to_bytes() to `path` atomically.")
+      .def("add", &spark_add, "key"_a, "Spark's put: True if any bit changed.")
+      .def("may_contain", &spark_contains, "key"_a, "Spark's mightContain.")
+      .def("__contains__", &spark_contains, "key"_a)
+      .def("merge", &spark_bloom::merge, "other"_a, "Spark's mergeInPlace (MismatchError for another shape).")
+      .def("intersect", &spark_bloom::intersect, "other"_a, "Spark's intersectInPlace.")
+      .def_prop_ro("version", &spark_bloom::version)
+      .def_prop_ro("k", &spark_bloom::k)
+      .def_prop_ro("seed", &spark_bloom::seed)
+      .def_prop_ro("bit_count", &spark_bloom::bit_count, "Spark's bitSize(): 64 * words.")
+      .def_prop_ro("popcount", &spark_bloom::popcount, "Spark's cardinality(): bits set.")
+      .def_prop_ro("fill_ratio", &spark_bloom::fill_ratio)
+      .def_prop_ro("estimated_fpr", &spark_bloom::estimated_fpr, "Spark's expectedFpp(): fill^k.")
+      .def("__eq__", [](const spark_bloom& a, const spark_bloom& b) { return a == b; });
+
+  nb::class_<guava_bloom>(m, "GuavaBloom",
+                          "Guava's com.google.common.hash.BloomFilter, bit for bit: answers as its mightContain.\n"
+                          "Keys: int as Funnels.longFunnel(), str as stringFunnel(UTF_8), bytes-like as\n"
+                          "byteArrayFunnel(); add_int/may_contain_int for integerFunnel().")
+      .def(nb::new_([](std::uint64_t expected_insertions, double fpp) { return guava_bloom::create(expected_insertions, fpp); }),
+           "expected_insertions"_a, "fpp"_a, "Guava's BloomFilter.create(funnel, expectedInsertions, fpp) (MURMUR128_MITZ_64).")
+      .def_static(
+          "from_bytes", [](const nb::bytes& data) { return read_guava_stream(bytes_of(data)); }, "data"_a,
+          "Reads Guava's writeTo bytes (TruncatedError, CorruptError, UnsupportedError otherwise).")
+      .def("to_bytes", [](const guava_bloom& f) { return to_py_bytes(write_guava_stream(f)); },
+           "Guava's writeTo bytes: BloomFilter.readFrom(in, funnel) reads them into an equal filter.")
+      .def("save", [](const guava_bloom& f, const std::string& path) { save_jvm_filter(jvm_filter(f), path); }, "path"_a,
+           "Writes to_bytes() to `path` atomically.")
+      .def("add", &guava_add, "key"_a, "Guava's put: True if any bit changed.")
+      .def("may_contain", &guava_contains, "key"_a, "Guava's mightContain.")
+      .def("__contains__", &guava_contains, "key"_a)
+      .def("add_int", [](guava_bloom& f, std::int32_t v) { return f.insert(v); }, "value"_a, "put through Funnels.integerFunnel().")
+      .def("may_contain_int", [](const guava_bloom& f, std::int32_t v) { return f.may_contain(v); }, "value"_a,
+           "mightContain through Funnels.integerFunnel().")
+      .def("merge", &guava_bloom::merge, "other"_a, "Guava's putAll (MismatchError for another shape).")
+      .def("intersect", &guava_bloom::intersect, "other"_a)
+      .def_prop_ro("strategy", &guava_bloom::strategy)
+      .def_prop_ro("k", &guava_bloom::k)
+      .def_prop_ro("bit_count", &guava_bloom::bit_count)
+      .def_prop_ro("popcount", &guava_bloom::popcount)
+      .def_prop_ro("fill_ratio", &guava_bloom::fill_ratio)
+      .def_prop_ro("estimated_fpr", &guava_bloom::estimated_fpr, "Guava's expectedFpp(): fill^k.")
+      .def("__eq__", [](const guava_bloom& a, const guava_bloom& b) { return a == b; });
+
+  m.def(
+      "from_jvm_bytes", [](const nb::bytes& data) { return to_python(read_jvm_filter(bytes_of(data))); }, "data"_a,
+      "A SparkBloom or GuavaBloom from its library's writeTo bytes, told apart by the header.");
+  m.def(
+      "load_jvm", [](const std::string& path) { return to_python(load_jvm_filter(path)); }, "path"_a,
+      "A SparkBloom or GuavaBloom from a file holding its library's writeTo bytes.");
+}
+
+}  // namespace bloomkit::python
