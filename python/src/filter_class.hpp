@@ -283,6 +283,30 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
   return 0;
 }
 
+/// `key in f` as the type's sq_contains slot: the interpreter calls it
+/// directly, without looking up and dispatching a __contains__ method, which
+/// is most of the cost of a per-key query. Errors become Python exceptions
+/// here, as nanobind does for methods.
+template <class F>
+int contains_slot(PyObject* self, PyObject* key) {
+  try {
+    const auto& w = *nb::inst_ptr<py_filter<F>>(self);
+    const auto lock = w.read_lock();
+    return w.read([&](const auto& f) { return f.may_contain_hash(hash_object(nb::handle(key), f.hash())); }) ? 1 : 0;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyErr_SetString(e.type() == nb::exception_type::type_error ? PyExc_TypeError : PyExc_ValueError, e.what());
+  } catch (const py_error& e) {
+    PyErr_SetString(exception_type(e.what), e.message.c_str());
+  } catch (const bloomkit::error& e) {
+    PyErr_SetString(exception_type(e.code()), e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return -1;
+}
+
 template <class F>
 void release_buffer(PyObject* self, Py_buffer*) {
   if (nb::inst_ready(self)) --nb::inst_ptr<py_filter<F>>(self)->exports;
@@ -293,19 +317,21 @@ template <class F>
 nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, const char* doc) {
   using W = py_filter<F>;
   static PyType_Slot buffer_slots[] = {
+      {Py_sq_contains, reinterpret_cast<void*>(&contains_slot<F>)},
       {Py_bf_getbuffer, reinterpret_cast<void*>(&get_buffer<F>)},
       {Py_bf_releasebuffer, reinterpret_cast<void*>(&release_buffer<F>)},
       {0, nullptr},
   };
-  static PyType_Slot no_slots[] = {{0, nullptr}};
+  static PyType_Slot no_slots[] = {{Py_sq_contains, reinterpret_cast<void*>(&contains_slot<F>)}, {0, nullptr}};
   nb::class_<W> cls(m, name, doc, nb::type_slots(has_single_buffer<F> ? buffer_slots : no_slots));
 
   auto contains = [](const W& self, nb::handle key) {
     const auto lock = self.read_lock();
     return self.read([&](const auto& f) { return f.may_contain_hash(hash_object(key, f.hash())); });
   };
-  cls.def("__contains__", contains, "key"_a, "`key in f`: may_contain(key).")
-      .def("may_contain", contains, "key"_a,
+  // `key in f` is the sq_contains slot above (no __contains__ method: defining
+  // one would replace the slot with a slower method call).
+  cls.def("may_contain", contains, "key"_a,
            "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
            "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
            "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.")
@@ -423,7 +449,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             self.mapping.reset();
           },
           "Unmap a filter opened with bloomkit.open (no-op for an owning filter); later use raises ClosedError.")
-      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def(
+          "__enter__", [](nb::handle self) { return nb::borrow(self); },
+          "`with bloomkit.open(path) as f:` closes the mapping at the end of the block.")
       .def(
           "__exit__", [](nb::handle self, nb::args) { self.attr("close")(); }, "Close a mapped filter.")
       .def("to_bytes", [](const W& self) { return encode_bytes(self); },
@@ -483,8 +511,11 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             return W(load_as<F>(std::filesystem::path(p)));
           },
           "path"_a, "The filter in the file at `path`, which must hold this kind (MismatchError otherwise).")
-      .def("__copy__", [](nb::handle self) { return self.attr("copy")(); })
-      .def("__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a)
+      .def(
+          "__copy__", [](nb::handle self) { return self.attr("copy")(); }, "copy.copy(f): same as f.copy().")
+      .def(
+          "__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a,
+          "copy.deepcopy(f): same as f.copy().")
       .def(
           "__reduce_ex__",
           [](nb::handle py_self, int protocol) -> nb::object {
@@ -669,15 +700,21 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
          "other"_a,
          "Union in place (self |= other): a key of either may be in the result. Raises MismatchError, with\n"
          "self unchanged, unless both have the same kind, parameters and hash_spec. Returns self.")
-      .def("__ior__", [combine](nb::handle py_self, nb::handle other) {
-        combine(nb::cast<W&>(py_self), other, false);
-        return nb::borrow(py_self);
-      })
-      .def("__or__", [combine, copy_of](const W& self, nb::handle other) {
-        W out = copy_of(self);
-        combine(out, other, false);
-        return out;
-      });
+      .def(
+          "__ior__",
+          [combine](nb::handle py_self, nb::handle other) {
+            combine(nb::cast<W&>(py_self), other, false);
+            return nb::borrow(py_self);
+          },
+          "other"_a, "`f |= other`: merge in place.")
+      .def(
+          "__or__",
+          [combine, copy_of](const W& self, nb::handle other) {
+            W out = copy_of(self);
+            combine(out, other, false);
+            return out;
+          },
+          "other"_a, "`f | other`: a new filter, the union of both (same checks as merge).");
   if constexpr (requires(F& f, const F& g) { f.intersect(g); }) {
     cls.def(
            "intersect",
@@ -688,15 +725,21 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
            "other"_a,
            "Intersection in place (self &= other): a key in both stays 'maybe'. Same checks as merge.\n"
            "Returns self.")
-        .def("__iand__", [combine](nb::handle py_self, nb::handle other) {
-          combine(nb::cast<W&>(py_self), other, true);
-          return nb::borrow(py_self);
-        })
-        .def("__and__", [combine, copy_of](const W& self, nb::handle other) {
-          W out = copy_of(self);
-          combine(out, other, true);
-          return out;
-        });
+        .def(
+            "__iand__",
+            [combine](nb::handle py_self, nb::handle other) {
+              combine(nb::cast<W&>(py_self), other, true);
+              return nb::borrow(py_self);
+            },
+            "other"_a, "`f &= other`: intersect in place.")
+        .def(
+            "__and__",
+            [combine, copy_of](const W& self, nb::handle other) {
+              W out = copy_of(self);
+              combine(out, other, true);
+              return out;
+            },
+            "other"_a, "`f & other`: a new filter, the intersection of both (same checks as intersect).");
   }
 }
 
