@@ -24,7 +24,7 @@ die() { printf 'bloomkit.sh: %s\n' "$*" >&2; exit 1; }
 
 # ---- set-up -----------------------------------------------------------------------
 CORE_PACKAGES=(g++ cmake ninja-build pkg-config libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libbloom-dev nlohmann-json3-dev)
+  libcli11-dev libbloom-dev nlohmann-json3-dev ccache)
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 WEB_PACKAGES=(emscripten nodejs npm chromium)
 
@@ -72,8 +72,15 @@ setup_web() {
 build_preset() {
   local preset="$1"
   say "building preset $preset"
-  cmake --preset "$preset" >/dev/null
-  cmake --build "build/$preset" -j "$JOBS"
+  # ccache, when present, makes a rebuild on the same machine (CI after a
+  # session, a second clone) cheap; paths are taken relative to the root so
+  # clones in other folders share the cache. Read only when configuring.
+  if command -v ccache >/dev/null 2>&1; then
+    CCACHE_BASEDIR="$ROOT" CMAKE_CXX_COMPILER_LAUNCHER=ccache cmake --preset "$preset" >/dev/null
+  else
+    cmake --preset "$preset" >/dev/null
+  fi
+  CCACHE_BASEDIR="$ROOT" cmake --build "build/$preset" -j "$JOBS"
 }
 
 run_ctest() {

@@ -2,11 +2,18 @@
 // bench/compare's figures:
 //   BM_kernel_*     one test / set per key in a filter that fits in L1, per
 //                   kernel: the compute cost of each kernel alone
-//   BM_single_*     may_contain_hash through the run-time dispatch vs the
-//                   scalar policy called directly: the cost of dispatch
+//   BM_single_*     may_contain_hash under each set_kernel choice (split_block
+//                   inlines its compile-time kernel, so the choice does not
+//                   matter there; blocked_bloom at x86-64-v2 still dispatches)
+//                   vs the scalar policy called directly
+//   BM_big_single/M keyed split_block lookups in a 128 MiB filter, one call
+//                   per key: M = inlined (may_contain, the compile-time
+//                   kernel) vs dispatched (the same hash, then the run-time
+//                   dispatch per call): how a per-call dispatch costs overlap
+//                   between cache misses
 //   BM_window/W     batched lookups in a filter far larger than the caches
 //                   with prefetch windows W = 1..128: the choice of
-//                   detail::batch_window
+//                   kernels::batch_window
 //   BM_standard_prefetch/P  standard_bloom negative lookups prefetching the
 //                   first P probes: the choice of standard_lookup_prefetch
 // Run: bloomkit_micro [--benchmark_filter=REGEX]
@@ -16,12 +23,13 @@
 #include <memory>
 #include <vector>
 
+#include "bloomkit/kernels.hpp"
 #include "bloomkit/bloomkit.hpp"
 
 namespace {
 
 using bloomkit::kernel;
-using bloomkit::detail::splitmix64;
+using bloomkit::splitmix64;
 
 std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
   std::vector<std::uint64_t> out(n);
@@ -94,11 +102,40 @@ void BM_single_scalar_direct(benchmark::State& state) {
   const auto blocks = filter.blocks();
   for (auto _ : state) {
     std::uint64_t hits = 0;
-    for (auto h : probes) hits += P::test(blocks[bloomkit::detail::block_index(h, blocks.size())], h, 8);
+    for (auto h : probes) hits += P::test(blocks[bloomkit::kernels::block_index(h, blocks.size())], h, 8);
     benchmark::DoNotOptimize(hits);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
 }
+
+/// Keyed single lookups in a 128 MiB split-block filter (2^22 blocks).
+template <bool Dispatched>
+void BM_big_single(benchmark::State& state) {
+  using P = bloomkit::kernels::split_block_policy;
+  static const bloomkit::split_block_bloom filter = [] {
+    bloomkit::split_block_bloom f(bloomkit::block_filter_params{std::uint64_t{1} << 22, 8, 100'000'000, 0.01,
+                                                                bloomkit::parquet_hash_spec});
+    f.insert_many(random_hashes(std::size_t{1} << 23, 13));
+    return f;
+  }();
+  const auto keys = random_hashes(1 << 20, 14);
+  const auto blocks = filter.blocks();
+  for (auto _ : state) {
+    std::uint64_t hits = 0;
+    for (auto key : keys) {
+      if constexpr (Dispatched) {
+        const std::uint64_t h = bloomkit::hash_key(key, bloomkit::parquet_hash_spec);
+        hits += bloomkit::kernels::block_test_dispatched<P>(blocks[bloomkit::kernels::block_index(h, blocks.size())], h, 8);
+      } else {
+        hits += filter.may_contain(key);
+      }
+    }
+    benchmark::DoNotOptimize(hits);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * keys.size()));
+}
+void BM_big_single_inlined(benchmark::State& s) { BM_big_single<false>(s); }
+void BM_big_single_dispatched(benchmark::State& s) { BM_big_single<true>(s); }
 
 // ---- prefetch window -----------------------------------------------------------------
 
@@ -116,7 +153,7 @@ const bloomkit::blocked_bloom& big_filter() {
 
 template <std::size_t W>
 void BM_window(benchmark::State& state) {
-  using P = bloomkit::detail::cache_line_policy;
+  using P = bloomkit::kernels::cache_line_policy;
   const auto& filter = big_filter();
   const auto probes = random_hashes(1 << 20, 10);
   std::unique_ptr<bool[]> out(new bool[probes.size()]);
@@ -124,11 +161,11 @@ void BM_window(benchmark::State& state) {
   const std::uint64_t count = filter.num_blocks();
   for (auto _ : state) {
     bool* o = out.get();
-    bloomkit::detail::prefetch_pipeline<W>(
+    bloomkit::kernels::prefetch_pipeline<W>(
         probes.size(), [&](std::size_t i) { return probes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch(blocks + bloomkit::detail::block_index(h, count)); },
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch(blocks + bloomkit::kernels::block_index(h, count)); },
         [&](std::size_t i, std::uint64_t h) {
-          o[i] = P::test(blocks[bloomkit::detail::block_index(h, count)], h, 8);
+          o[i] = P::test(blocks[bloomkit::kernels::block_index(h, count)], h, 8);
         });
     benchmark::DoNotOptimize(out.get());
   }
@@ -160,10 +197,10 @@ void BM_standard_prefetch(benchmark::State& state) {
   const std::uint32_t k = filter.num_hashes();
   for (auto _ : state) {
     bool* o = out.get();
-    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+    bloomkit::kernels::prefetch_pipeline<bloomkit::kernels::batch_window>(
         probes.size(), [&](std::size_t i) { return probes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch_standard_probes(words, h, bits, Prefetched, false); },
-        [&](std::size_t i, std::uint64_t h) { o[i] = bloomkit::detail::standard_test(words, h, bits, k); });
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch_standard_probes(words, h, bits, Prefetched, false); },
+        [&](std::size_t i, std::uint64_t h) { o[i] = bloomkit::kernels::standard_test(words, h, bits, k); });
     benchmark::DoNotOptimize(out.get());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
@@ -197,6 +234,8 @@ BENCHMARK_CAPTURE(BM_blocked_single, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_single, avx512, kernel::avx512);
 BENCHMARK(BM_single_scalar_direct<bloomkit::split_block_bloom>);
 BENCHMARK(BM_single_scalar_direct<bloomkit::blocked_bloom>);
+BENCHMARK(BM_big_single_inlined);
+BENCHMARK(BM_big_single_dispatched);
 BENCHMARK(BM_no_prefetch);
 BENCHMARK(BM_window<1>);
 BENCHMARK(BM_window<4>);

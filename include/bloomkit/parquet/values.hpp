@@ -1,6 +1,6 @@
-// bloomkit/detail/parquet_values.hpp - a value given as text turned into the
+// bloomkit/parquet/values.hpp - a value given as text turned into the
 // bytes a Parquet writer hashes for it: the PLAIN encoding of its physical
-// type, without BYTE_ARRAY's 4-byte length prefix (../shared/PARQUET.md §4).
+// type, without BYTE_ARRAY's 4-byte length prefix (docs/PARQUET.md §4).
 // Included by bloomkit/parquet.hpp; use the names from there.
 //
 // The text is read as the column's logical (or converted) type says
@@ -23,7 +23,7 @@
 //   FIXED_LEN_BYTE_ARRAY the text's bytes if exactly type_length long, INT96 an ISO timestamp
 //   (8-byte LE nanoseconds of the day, then 4-byte LE Julian day), BOOLEAN "true"/"false".
 // BOOLEAN: no writer but arrow-rs writes a filter for it, and arrow-rs hashes one byte 0/1, so
-// that is what a probe hashes; bloomkit refuses to write BOOLEAN filters (PARQUET.md §4).
+// that is what a probe hashes; bloomkit refuses to write BOOLEAN filters (docs/PARQUET.md §4).
 // Raw bytes: encode_hex() takes hex digits, checked against the type's width.
 #pragma once
 
@@ -39,7 +39,7 @@
 #include <system_error>
 #include <vector>
 
-#include "bloomkit/detail/parquet_metadata.hpp"
+#include "bloomkit/parquet/metadata.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 
@@ -416,6 +416,11 @@ F parse_floating(std::string_view text, const column_descriptor& col) {
 }
 
 }  // namespace detail
+
+/// The column's physical and logical type in words, as messages and
+/// `bloomkit parquet list` print it: "INT32", "INT32 DATE",
+/// "FIXED_LEN_BYTE_ARRAY(16) UUID".
+using detail::describe;
 
 /// The bytes Parquet hashes for the value written as `text` in column `col`
 /// (see the table at the top of this header). Throws bloomkit::error

@@ -1,11 +1,11 @@
-// bloomkit/detail/parquet_writer.hpp - a minimal Parquet writer: one
+// bloomkit/parquet/writer.hpp - a minimal Parquet writer: one
 // required column, PLAIN encoding, no compression, one data page per row
 // group, and a split-block Bloom filter per row group. Included by
 // bloomkit/parquet.hpp; use the names from there.
 //
 // Its purpose is proof that bloomkit's filters are what Parquet readers
 // expect (a real reader such as DuckDB finds them and answers from them),
-// not a general writer. File layout, as DuckDB lays it out (PARQUET.md §1):
+// not a general writer. File layout, as DuckDB lays it out (docs/PARQUET.md §1):
 //   "PAR1"
 //   per row group: PageHeader (DATA_PAGE v1) + PLAIN values
 //   per row group: BloomFilterHeader + bitset
@@ -25,7 +25,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "bloomkit/detail/parquet_metadata.hpp"
+#include "bloomkit/parquet/metadata.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/split_block_bloom.hpp"
