@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/hash_batch.hpp"
@@ -552,7 +553,8 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// A zeroed filter with exactly these parameters (validated).
   explicit block_filter(const block_filter_params& params) : params_(params) {
     detail::validate_params<P>(params_);
-    blocks_.assign(params_.blocks, block_type{});
+    detail::assign_or_fail(blocks_, params_.blocks, block_type{},
+                           "a " + std::string(P::name) + " of " + std::to_string(params_.blocks) + " blocks");
   }
 
   /// A filter from existing blocks (loading). Validates parameters and that

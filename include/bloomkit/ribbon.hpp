@@ -73,6 +73,7 @@
 #include <utility>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/simd.hpp"
@@ -447,8 +448,9 @@ class ribbon : public detail::ribbon_reader<ribbon> {
   /// One attempt: bands every key (sorted by start) into `slots` rows, then
   /// back-substitutes into words_. False if the system is inconsistent.
   bool band_and_solve(std::span<const std::uint64_t> keys, std::uint64_t slots, std::uint32_t r) {
-    std::vector<std::uint64_t> lo(slots, 0), hi(slots, 0);
-    std::vector<std::uint16_t> result(slots, 0);
+    auto lo = detail::vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
+    auto hi = detail::vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
+    auto result = detail::vector_or_fail<std::uint16_t>(slots, 0, "building a ribbon (solution)");
     std::uint64_t redundant = 0;
     for (const std::uint64_t x : keys) {
       detail::ribbon_row row = detail::ribbon_row_of(x, slots, r);

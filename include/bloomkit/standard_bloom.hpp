@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/hash_batch.hpp"
@@ -407,7 +408,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// A zeroed filter with exactly these parameters (validated).
   explicit standard_bloom(const standard_bloom_params& params) : params_(params) {
     detail::validate(params_);
-    words_.assign(detail::words_for_bits(params_.bits), 0);
+    detail::assign_or_fail<std::uint64_t>(words_, detail::words_for_bits(params_.bits), 0,
+                                          "a standard_bloom of " + std::to_string(params_.bits) + " bits");
   }
 
   /// A filter from existing words (loading); validated like a view.

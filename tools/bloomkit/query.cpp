@@ -24,6 +24,7 @@
 #include "commands.hpp"
 #include "json_out.hpp"
 #include "key_input.hpp"
+#include "signals.hpp"
 
 namespace bloomkit::cli {
 
@@ -136,6 +137,7 @@ int run_query(const query_options& o) {
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
   const auto start = clock_type::now();
+  note_mapped_file(o.file.c_str());  // a SIGBUS from here on names it (signals.hpp)
   const mapped_filter mapped = open_mapped(o.file);
   answer_writer writer(o, format);
   double lookup_seconds = 0;
