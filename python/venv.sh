@@ -5,8 +5,12 @@
 #                           (again only when a requirements file changed)
 #   python/venv.sh install  setup, then build the extension and install the package (incremental:
 #                           scikit-build-core keeps python/build/)
-#   python/venv.sh test [PYTEST ARGS]   install, then run pytest over python/tests. Fails when no
-#                           test ran (pytest exit 5) as well as on failures.
+#   python/venv.sh test [PYTEST ARGS]   install, then run pytest over python/tests (fails when no
+#                           test ran, pytest exit 5, as well as on failures), then `wheel`.
+#   python/venv.sh wheel    build a wheel (build/wheel/) and install it into a fresh venv that has only
+#                           numpy (build/venv-wheel), then use it there: the package needs nothing else
+#   python/venv.sh asan [PYTEST ARGS]   the extension built with AddressSanitizer + UBSan
+#                           (build/pyext-asan) and pytest run over it (libasan preloaded into python)
 #   python/venv.sh bench [ARGS]   install python/requirements/bench.txt too, run python/bench/compare.py
 #
 # BLOOMKIT_PYTHON picks the interpreter the venv is made from (default python3).
@@ -62,7 +66,64 @@ cmd_test() {
     echo "python/venv.sh: pytest collected no tests" >&2
     return 1
   fi
-  return "$rc"
+  [ "$rc" -eq 0 ] || return "$rc"
+  cmd_wheel
+}
+
+cmd_wheel() {
+  cmd_setup
+  say "building a wheel into build/wheel"
+  rm -rf "$ROOT/build/wheel"
+  "$PY" -m pip wheel --quiet --disable-pip-version-check --no-build-isolation --no-deps \
+    -w "$ROOT/build/wheel" "$ROOT/python"
+  local wheel
+  wheel="$(ls "$ROOT"/build/wheel/bloomkit-*.whl)"
+  say "installing $(basename "$wheel") into a fresh venv with only numpy"
+  local fresh="$ROOT/build/venv-wheel"
+  rm -rf "$fresh"
+  "${BLOOMKIT_PYTHON:-python3}" -m venv "$fresh"
+  "$fresh/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r <(grep '^numpy' "$REQ/build.txt")
+  "$fresh/bin/python" -m pip install --quiet --disable-pip-version-check --no-index --no-deps "$wheel"
+  (cd "$fresh" && "$fresh/bin/python" - <<'PY'
+import importlib.metadata as md, numpy as np, bloomkit
+installed = sorted(d.metadata["Name"].lower() for d in md.distributions())
+extra = [n for n in installed if n not in ("bloomkit", "numpy", "pip", "setuptools", "wheel")]
+assert not extra, f"the fresh venv should hold only numpy and bloomkit, found {extra}"
+try:
+    import pyarrow  # noqa: F401
+    raise SystemExit("pyarrow should not be installed here")
+except ImportError:
+    pass
+f = bloomkit.SplitBlockBloom(1000, 0.01)
+f.add_many(np.arange(1000))
+assert f.may_contain_many(np.arange(1000)).all() and "x" not in f
+g = bloomkit.from_bytes(f.to_bytes())
+assert g.to_bytes() == f.to_bytes()
+print("wheel OK:", bloomkit.__file__, f)
+PY
+  )
+}
+
+cmd_asan() {
+  cmd_setup
+  local dir="$ROOT/build/pyext-asan"
+  say "building the extension with ASan + UBSan in build/pyext-asan"
+  cmake -S "$ROOT/python" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPython_EXECUTABLE="$PY" \
+    -DBLOOMKIT_PYTHON_WERROR=ON \
+    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  cmake --build "$dir"
+  rm -rf "$dir/pkg" && mkdir -p "$dir/pkg"
+  cp -r "$ROOT/python/bloomkit" "$dir/pkg/"
+  cp "$dir"/_bloomkit*.so "$dir/pkg/bloomkit/"
+  local preload
+  preload="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libubsan.so)"
+  say "pytest under ASan + UBSan"
+  (cd "$ROOT/build" && LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PYTHONPATH="$dir/pkg" \
+    "$PY" -m pytest -q -p no:cacheprovider -c "$ROOT/python/pyproject.toml" --rootdir "$ROOT/python" \
+    "$@" "$ROOT/python/tests")
 }
 
 cmd_bench() {
@@ -75,6 +136,8 @@ case "${1:-test}" in
   setup) cmd_setup ;;
   install) cmd_install ;;
   test) shift || true; cmd_test "$@" ;;
+  wheel) cmd_wheel ;;
+  asan) shift; cmd_asan "$@" ;;
   bench) shift; cmd_bench "$@" ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
 esac

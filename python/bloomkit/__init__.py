@@ -45,6 +45,7 @@ from ._bloomkit import (
     UnknownKindError,
     ConstructionError,
     UnsupportedError,
+    OutOfMemoryError,
     ReadOnlyError,
     ClosedError,
     KeyOverflowError,
@@ -75,7 +76,7 @@ for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, Scalab
              SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
              Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
              TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
-             ConstructionError, UnsupportedError, ReadOnlyError, ClosedError, KeyOverflowError):
+             ConstructionError, UnsupportedError, OutOfMemoryError, ReadOnlyError, ClosedError, KeyOverflowError):
     try:
         _cls.__module__ = "bloomkit"
     except (AttributeError, TypeError):  # pragma: no cover - a type that refuses it keeps its name
@@ -180,7 +181,7 @@ __all__ = [
     "from_bytes", "load", "open", "inspect", "sizing", "parquet",
     "Error", "InvalidArgumentError", "MismatchError", "HashMismatchError", "FileError", "FormatError",
     "TruncatedError", "CorruptError", "ChecksumError", "UnsupportedVersionError", "UnknownKindError",
-    "ConstructionError", "UnsupportedError", "ReadOnlyError", "ClosedError", "KeyOverflowError",
+    "ConstructionError", "UnsupportedError", "OutOfMemoryError", "ReadOnlyError", "ClosedError", "KeyOverflowError",
 ]
 
 from . import parquet  # noqa: E402  (needs the classes above)

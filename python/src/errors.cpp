@@ -9,6 +9,7 @@
 //       TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError
 //     ConstructionError(Error, RuntimeError)     a static filter could not be built
 //     UnsupportedError(Error, NotImplementedError)
+//     OutOfMemoryError(Error, MemoryError)       an allocation failed (the message names the bytes)
 //     ReadOnlyError(Error, TypeError)            a write to a filter mapped from a file
 //     ClosedError(Error, ValueError)             a use of a mapped filter after close()
 //     KeyOverflowError(Error, OverflowError)     an int key outside [-2^63, 2^64)
@@ -32,7 +33,7 @@ struct error_class {
 };
 
 // Indexed by errc value (0 unused: bloomkit.Error itself).
-std::array<error_class, 12> library_errors = {{
+std::array<error_class, 13> library_errors = {{
     {"Error", "Every bloomkit failure. `code` is the library's error code name."},
     {"InvalidArgumentError", "A parameter is out of its domain (fpr outside (0, 1), capacity 0, k 0, ...)."},
     {"MismatchError", "Two filters, or a filter and a caller, disagree on kind, parameters or hash."},
@@ -45,6 +46,7 @@ std::array<error_class, 12> library_errors = {{
     {"HashMismatchError", "The stored hash_spec differs from the one the caller expects."},
     {"ConstructionError", "A static filter could not be built (for example, retries exhausted)."},
     {"UnsupportedError", "Valid input that this build does not implement."},
+    {"OutOfMemoryError", "An allocation failed; the message names the bytes it needed."},
 }};
 
 std::array<error_class, 3> binding_errors = {{
@@ -98,6 +100,7 @@ void bind_errors(nb::module_& m) {
   define(errc::unknown_kind, nb::make_tuple(format));
   define(errc::construction_failed, with(error, PyExc_RuntimeError));
   define(errc::unsupported, with(error, PyExc_NotImplementedError));
+  define(errc::out_of_memory, with(error, PyExc_MemoryError));
 
   binding_errors[0].type = make_class(m, binding_errors[0].name, binding_errors[0].doc, with(error, PyExc_TypeError), "read_only");
   binding_errors[1].type = make_class(m, binding_errors[1].name, binding_errors[1].doc, with(error, PyExc_ValueError), "closed");

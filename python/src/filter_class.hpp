@@ -7,11 +7,14 @@
 // through read(), which hands the owning filter or the view to the same
 // generic code: owners and views share the library's query API.
 //
-// Locking: each object has a std::shared_mutex. Queries take it shared and
-// changes take it exclusively, always AFTER releasing the GIL in batch calls
-// and released BEFORE taking the GIL back, so a thread blocked on the lock
-// never holds the GIL that the lock's holder needs, and batch calls from many
+// Locking: each object has a std::shared_mutex. Calls that release the GIL
+// (batches, statistics, files, merges) take it, shared to read and exclusive
+// to change, AFTER releasing the GIL and release it BEFORE taking the GIL
+// back, so a lock holder never waits for the GIL; batch calls from many
 // threads on one filter are safe and run in parallel where they only read.
+// Calls that keep the GIL (one key, properties) take the mutex only while a
+// GIL-free section is under way (released_section, read_lock): otherwise the
+// GIL already excludes everyone, and a per-key call pays no lock.
 //
 // bind_filter_common<F>() adds what every kind has (queries over keys,
 // hashes and batches, state, files, pickling, the buffer protocol, repr);
@@ -25,6 +28,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/optional.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -59,8 +63,27 @@ struct py_filter {
   std::optional<F> owned;
   std::optional<view_type> view;
   std::shared_ptr<mapped_file> mapping;
-  std::unique_ptr<std::shared_mutex> mutex = std::make_unique<std::shared_mutex>();
+  /// The lock, and how many sections that run without the GIL are under way
+  /// (see released_section). Behind a pointer: neither is movable.
+  struct sync_state {
+    std::shared_mutex mutex;
+    std::atomic<int> released{0};
+  };
+  std::unique_ptr<sync_state> sync = std::make_unique<sync_state>();
   std::size_t exports = 0;  ///< live buffer-protocol exports (changed with the GIL held)
+
+  /// The lock for a call that keeps the GIL (per-key calls, properties). While
+  /// no GIL-free section is under way on this filter none can start (starting
+  /// one takes the GIL), so the GIL alone excludes every other user and the
+  /// mutex is skipped: a per-key call costs one atomic load, not a lock.
+  [[nodiscard]] std::shared_lock<std::shared_mutex> read_lock() const {
+    if (sync->released.load(std::memory_order_acquire) == 0) return {sync->mutex, std::defer_lock};
+    return std::shared_lock<std::shared_mutex>(sync->mutex);
+  }
+  [[nodiscard]] std::unique_lock<std::shared_mutex> write_lock() const {
+    if (sync->released.load(std::memory_order_acquire) == 0) return {sync->mutex, std::defer_lock};
+    return std::unique_lock<std::shared_mutex>(sync->mutex);
+  }
 
   explicit py_filter(F f) : owned(std::move(f)) {}
   py_filter(view_type v, std::shared_ptr<mapped_file> m) : view(std::move(v)), mapping(std::move(m)) {}
@@ -79,6 +102,24 @@ struct py_filter {
     throw py_error{binding_error::read_only,
                    "this filter is a read-only view of a mapped file (bloomkit.open); use copy() for a writable one"};
   }
+};
+
+/// Marks a section of a call on `filter` that will run without the GIL:
+/// made with the GIL held BEFORE releasing it (so read_lock() in any thread
+/// that holds the GIL sees it and takes the mutex), destroyed after taking
+/// the GIL back. Inside, the section takes the mutex itself.
+class released_section {
+ public:
+  template <class W>
+  explicit released_section(const W& filter) : count_(filter.sync->released) {
+    count_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  released_section(const released_section&) = delete;
+  released_section& operator=(const released_section&) = delete;
+  ~released_section() { count_.fetch_sub(1, std::memory_order_acq_rel); }
+
+ private:
+  std::atomic<int>& count_;
 };
 
 /// Per-kind facts the common code needs: the CLI's name and the file kind.
@@ -120,14 +161,15 @@ template <class F>
 nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes) {
   hash_spec spec{};
   {
-    std::shared_lock lock(*self.mutex);
+    const auto lock = self.read_lock();
     spec = self.read([](const auto& f) { return f.hash(); });
   }
   const key_batch batch = make_batch(keys, spec, as_hashes);
   bool_output out(batch.total);
   {
+    const released_section section(self);
     nb::gil_scoped_release release;
-    std::shared_lock lock(*self.mutex);
+    std::shared_lock lock(self.sync->mutex);
     self.read([&](const auto& f) {
       for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
         f.may_contain_many(h, std::span<bool>(out.data + first, h.size()));
@@ -205,8 +247,9 @@ template <class F>
 nb::bytes encode_bytes(const py_filter<F>& self) {
   std::vector<std::byte> bytes;
   {
+    const released_section section(self);
     nb::gil_scoped_release release;
-    std::shared_lock lock(*self.mutex);
+    std::shared_lock lock(self.sync->mutex);
     bytes = self.read([](const auto& f) { return save_to_bytes(f); });
   }
   return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -240,6 +283,30 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
   return 0;
 }
 
+/// `key in f` as the type's sq_contains slot: the interpreter calls it
+/// directly, without looking up and dispatching a __contains__ method, which
+/// is most of the cost of a per-key query. Errors become Python exceptions
+/// here, as nanobind does for methods.
+template <class F>
+int contains_slot(PyObject* self, PyObject* key) {
+  try {
+    const auto& w = *nb::inst_ptr<py_filter<F>>(self);
+    const auto lock = w.read_lock();
+    return w.read([&](const auto& f) { return f.may_contain_hash(hash_object(nb::handle(key), f.hash())); }) ? 1 : 0;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyErr_SetString(e.type() == nb::exception_type::type_error ? PyExc_TypeError : PyExc_ValueError, e.what());
+  } catch (const py_error& e) {
+    PyErr_SetString(exception_type(e.what), e.message.c_str());
+  } catch (const bloomkit::error& e) {
+    PyErr_SetString(exception_type(e.code()), e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return -1;
+}
+
 template <class F>
 void release_buffer(PyObject* self, Py_buffer*) {
   if (nb::inst_ready(self)) --nb::inst_ptr<py_filter<F>>(self)->exports;
@@ -250,26 +317,28 @@ template <class F>
 nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, const char* doc) {
   using W = py_filter<F>;
   static PyType_Slot buffer_slots[] = {
+      {Py_sq_contains, reinterpret_cast<void*>(&contains_slot<F>)},
       {Py_bf_getbuffer, reinterpret_cast<void*>(&get_buffer<F>)},
       {Py_bf_releasebuffer, reinterpret_cast<void*>(&release_buffer<F>)},
       {0, nullptr},
   };
-  static PyType_Slot no_slots[] = {{0, nullptr}};
+  static PyType_Slot no_slots[] = {{Py_sq_contains, reinterpret_cast<void*>(&contains_slot<F>)}, {0, nullptr}};
   nb::class_<W> cls(m, name, doc, nb::type_slots(has_single_buffer<F> ? buffer_slots : no_slots));
 
   auto contains = [](const W& self, nb::handle key) {
-    std::shared_lock lock(*self.mutex);
+    const auto lock = self.read_lock();
     return self.read([&](const auto& f) { return f.may_contain_hash(hash_object(key, f.hash())); });
   };
-  cls.def("__contains__", contains, "key"_a, "`key in f`: may_contain(key).")
-      .def("may_contain", contains, "key"_a,
+  // `key in f` is the sq_contains slot above (no __contains__ method: defining
+  // one would replace the slot with a slower method call).
+  cls.def("may_contain", contains, "key"_a,
            "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
            "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
            "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.")
       .def(
           "may_contain_hash",
           [](const W& self, std::uint64_t h) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([&](const auto& f) { return f.may_contain_hash(h); });
           },
           "hash"_a, "may_contain for a precomputed 64-bit hash (see bloomkit.hash_keys).")
@@ -285,73 +354,76 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def_prop_ro(
           "inserted",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.inserted(); });
           },
           "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.")
       .def_prop_ro(
           "capacity",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.capacity(); });
           },
           "The design number of keys.")
       .def_prop_ro(
           "target_fpr",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.target_fpr(); });
           },
           "The design false-positive rate.")
       .def_prop_ro(
           "estimated_cardinality",
           [](const W& self) {
+            const released_section section(self);
             nb::gil_scoped_release release;
-            std::shared_lock lock(*self.mutex);
+            std::shared_lock lock(self.sync->mutex);
             return self.read([](const auto& f) { return f.estimated_cardinality(); });
           },
           "Distinct keys estimated from the bits set (a static filter knows its key count). O(size).")
       .def_prop_ro(
           "estimated_fpr",
           [](const W& self) {
+            const released_section section(self);
             nb::gil_scoped_release release;
-            std::shared_lock lock(*self.mutex);
+            std::shared_lock lock(self.sync->mutex);
             return self.read([](const auto& f) { return f.estimated_fpr(); });
           },
           "The false-positive rate for the bits set now (exact for these bits under a uniform hash). O(size).")
       .def_prop_ro(
           "design_fpr",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.design_fpr(); });
           },
           "The model false-positive rate at the design capacity, from bloomkit.sizing.")
       .def_prop_ro(
           "saturated",
           [](const W& self) {
+            const released_section section(self);
             nb::gil_scoped_release release;
-            std::shared_lock lock(*self.mutex);
+            std::shared_lock lock(self.sync->mutex);
             return self.read([](const auto& f) { return f.saturated(); });
           },
           "True once more distinct keys than the capacity went in (beyond the estimate's noise).")
       .def_prop_ro(
           "size_in_bytes",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.size_in_bytes(); });
           },
           "Bytes of the filter's words (the file adds a header).")
       .def_prop_ro(
           "hash_spec",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return hash_tuple(self.read([](const auto& f) { return f.hash(); }));
           },
           "(algorithm, seed): the hash keys go through, 'xxh64' or 'xxh3_64'.")
       .def_prop_ro(
           "params",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return kind_info<F>::params(f); });
           },
           "The parameters that fix the filter's layout and design point, as a dict.")
@@ -370,13 +442,16 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             if (self.exports != 0) {
               throw nb::buffer_error("cannot close a mapped filter while its buffer is exported (memoryview alive)");
             }
+            const released_section section(self);
             nb::gil_scoped_release release;
-            std::unique_lock lock(*self.mutex);
+            std::unique_lock lock(self.sync->mutex);
             self.view.reset();
             self.mapping.reset();
           },
           "Unmap a filter opened with bloomkit.open (no-op for an owning filter); later use raises ClosedError.")
-      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def(
+          "__enter__", [](nb::handle self) { return nb::borrow(self); },
+          "`with bloomkit.open(path) as f:` closes the mapping at the end of the block.")
       .def(
           "__exit__", [](nb::handle self, nb::args) { self.attr("close")(); }, "Close a mapped filter.")
       .def("to_bytes", [](const W& self) { return encode_bytes(self); },
@@ -385,8 +460,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           "save",
           [](const W& self, nb::object path) {
             const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            const released_section section(self);
             nb::gil_scoped_release release;
-            std::shared_lock lock(*self.mutex);
+            std::shared_lock lock(self.sync->mutex);
             self.read([&](const auto& f) {
               save(f, std::filesystem::path(p));
               return 0;
@@ -398,8 +474,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def(
           "copy",
           [](const W& self) {
+            const released_section section(self);
             nb::gil_scoped_release release;
-            std::shared_lock lock(*self.mutex);
+            std::shared_lock lock(self.sync->mutex);
             if (self.owned) return W(F(*self.owned));
             const auto bytes = self.read([](const auto& f) { return save_to_bytes(f); });
             return W(load_as<F>(std::span<const std::byte>(bytes)));
@@ -434,8 +511,11 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             return W(load_as<F>(std::filesystem::path(p)));
           },
           "path"_a, "The filter in the file at `path`, which must hold this kind (MismatchError otherwise).")
-      .def("__copy__", [](nb::handle self) { return self.attr("copy")(); })
-      .def("__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a)
+      .def(
+          "__copy__", [](nb::handle self) { return self.attr("copy")(); }, "copy.copy(f): same as f.copy().")
+      .def(
+          "__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a,
+          "copy.deepcopy(f): same as f.copy().")
       .def(
           "__reduce_ex__",
           [](nb::handle py_self, int protocol) -> nb::object {
@@ -448,8 +528,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
                 std::string header;
                 std::size_t payload = 0;
                 {
+                  const released_section section(self);
                   nb::gil_scoped_release release;
-                  std::shared_lock lock(*self.mutex);
+                  std::shared_lock lock(self.sync->mutex);
                   self.read([&](const auto& f) {
                     payload = raw_bytes(f).size();
                     const std::uint64_t total = saved_size(f);
@@ -472,7 +553,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           "Pickling: protocol 5 sends the words as an out-of-band PickleBuffer (no copy); older protocols\n"
           "send to_bytes().")
       .def("__repr__", [name](const W& self) {
-        std::shared_lock lock(*self.mutex);
+        const auto lock = self.read_lock();
         if (!self.owned && !self.view) return std::string("<") + name + " (closed)>";
         return self.read([&](const auto& f) {
           std::string out = std::string("<") + name + " " + human_bytes(static_cast<double>(f.size_in_bytes()));
@@ -494,8 +575,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
     cls.def_prop_ro(
         "fill_ratio",
         [](const W& self) {
+          const released_section section(self);
           nb::gil_scoped_release release;
-          std::shared_lock lock(*self.mutex);
+          std::shared_lock lock(self.sync->mutex);
           return self.read([](const auto& f) { return f.fill_ratio(); });
         },
         "Fraction of bits (counters) set, in [0, 1]. O(size).");
@@ -508,19 +590,20 @@ template <class F>
 void bind_insertable(nb::class_<py_filter<F>>& cls) {
   using W = py_filter<F>;
   auto add = [](W& self, nb::handle key) {
-    std::unique_lock lock(*self.mutex);
+    const auto lock = self.write_lock();
     F& f = self.writable();
     f.insert_hash(hash_object(key, f.hash()));
   };
   auto add_batch = [](W& self, nb::handle keys, bool as_hashes) {
     hash_spec spec{};
     {
-      std::shared_lock lock(*self.mutex);
+      const auto lock = self.read_lock();
       spec = self.writable().hash();
     }
     const key_batch batch = make_batch(keys, spec, as_hashes);
+    const released_section section(self);
     nb::gil_scoped_release release;
-    std::unique_lock lock(*self.mutex);
+    std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
     std::vector<std::uint64_t> compact;
     for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
@@ -540,7 +623,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
       .def(
           "add_hash",
           [](W& self, std::uint64_t h) {
-            std::unique_lock lock(*self.mutex);
+            const auto lock = self.write_lock();
             self.writable().insert_hash(h);
           },
           "hash"_a, "Add a precomputed 64-bit hash.")
@@ -554,7 +637,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
       .def(
           "clear",
           [](W& self) {
-            std::unique_lock lock(*self.mutex);
+            const auto lock = self.write_lock();
             self.writable().clear();
           },
           "Remove every key: all bits zero, inserted zero.");
@@ -570,6 +653,8 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
                                                 std::string(kind_info<F>::class_name) + ", not a " + theirs);
     }
     const W& other = *other_ptr;
+    const released_section mine_section(self);
+    const released_section their_section(other);
     nb::gil_scoped_release release;
     auto apply = [intersect](F& f, const auto& o) {
       if (intersect) {
@@ -579,15 +664,15 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
       }
     };
     if (&self == &other) {
-      std::unique_lock lock(*self.mutex);
+      std::unique_lock lock(self.sync->mutex);
       F& f = self.writable();
       const F copy = f;
       apply(f, copy);
       return;
     }
-    std::unique_lock<std::shared_mutex> mine(*self.mutex, std::defer_lock);
-    std::shared_lock<std::shared_mutex> theirs(*other.mutex, std::defer_lock);
-    if (self.mutex.get() < other.mutex.get()) {
+    std::unique_lock<std::shared_mutex> mine(self.sync->mutex, std::defer_lock);
+    std::shared_lock<std::shared_mutex> theirs(other.sync->mutex, std::defer_lock);
+    if (&self.sync->mutex < &other.sync->mutex) {
       mine.lock();
       theirs.lock();
     } else {
@@ -601,7 +686,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     });
   };
   auto copy_of = [](const W& self) {
-    std::shared_lock lock(*self.mutex);
+    const auto lock = self.read_lock();
     if (self.owned) return W(F(*self.owned));
     const auto bytes = self.read([](const auto& f) { return save_to_bytes(f); });
     return W(load_as<F>(std::span<const std::byte>(bytes)));
@@ -615,15 +700,21 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
          "other"_a,
          "Union in place (self |= other): a key of either may be in the result. Raises MismatchError, with\n"
          "self unchanged, unless both have the same kind, parameters and hash_spec. Returns self.")
-      .def("__ior__", [combine](nb::handle py_self, nb::handle other) {
-        combine(nb::cast<W&>(py_self), other, false);
-        return nb::borrow(py_self);
-      })
-      .def("__or__", [combine, copy_of](const W& self, nb::handle other) {
-        W out = copy_of(self);
-        combine(out, other, false);
-        return out;
-      });
+      .def(
+          "__ior__",
+          [combine](nb::handle py_self, nb::handle other) {
+            combine(nb::cast<W&>(py_self), other, false);
+            return nb::borrow(py_self);
+          },
+          "other"_a, "`f |= other`: merge in place.")
+      .def(
+          "__or__",
+          [combine, copy_of](const W& self, nb::handle other) {
+            W out = copy_of(self);
+            combine(out, other, false);
+            return out;
+          },
+          "other"_a, "`f | other`: a new filter, the union of both (same checks as merge).");
   if constexpr (requires(F& f, const F& g) { f.intersect(g); }) {
     cls.def(
            "intersect",
@@ -634,15 +725,21 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
            "other"_a,
            "Intersection in place (self &= other): a key in both stays 'maybe'. Same checks as merge.\n"
            "Returns self.")
-        .def("__iand__", [combine](nb::handle py_self, nb::handle other) {
-          combine(nb::cast<W&>(py_self), other, true);
-          return nb::borrow(py_self);
-        })
-        .def("__and__", [combine, copy_of](const W& self, nb::handle other) {
-          W out = copy_of(self);
-          combine(out, other, true);
-          return out;
-        });
+        .def(
+            "__iand__",
+            [combine](nb::handle py_self, nb::handle other) {
+              combine(nb::cast<W&>(py_self), other, true);
+              return nb::borrow(py_self);
+            },
+            "other"_a, "`f &= other`: intersect in place.")
+        .def(
+            "__and__",
+            [combine, copy_of](const W& self, nb::handle other) {
+              W out = copy_of(self);
+              combine(out, other, true);
+              return out;
+            },
+            "other"_a, "`f & other`: a new filter, the intersection of both (same checks as intersect).");
   }
 }
 

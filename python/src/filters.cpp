@@ -34,21 +34,21 @@ void bind_block_accessors(nb::class_<py_filter<F>>& cls) {
   cls.def_prop_ro(
          "num_blocks",
          [](const W& self) {
-           std::shared_lock lock(*self.mutex);
+           const auto lock = self.read_lock();
            return self.read([](const auto& f) { return f.num_blocks(); });
          },
          "Number of blocks.")
       .def_prop_ro(
           "num_hashes",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.num_hashes(); });
           },
           "Bits set per key (k).")
       .def_prop_ro(
           "bit_count",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.bit_count(); });
           },
           "Bits in the filter.");
@@ -128,7 +128,7 @@ void bind_filters(nb::module_& m) {
             [](const W& self) {
               std::vector<std::byte> bits;
               {
-                std::shared_lock lock(*self.mutex);
+                const auto lock = self.read_lock();
                 bits = self.read([](const auto& f) {
                   if constexpr (requires { f.view(); }) {
                     return to_parquet_bitset(f.view());
@@ -194,14 +194,14 @@ void bind_filters(nb::module_& m) {
         .def_prop_ro(
             "bit_count",
             [](const W& self) {
-              std::shared_lock lock(*self.mutex);
+              const auto lock = self.read_lock();
               return self.read([](const auto& f) { return f.bit_count(); });
             },
             "Bits in the filter (m).")
         .def_prop_ro(
             "num_hashes",
             [](const W& self) {
-              std::shared_lock lock(*self.mutex);
+              const auto lock = self.read_lock();
               return self.read([](const auto& f) { return f.num_hashes(); });
             },
             "Probes per key (k).");
@@ -232,7 +232,7 @@ void bind_filters(nb::module_& m) {
         .def(
             "remove",
             [](W& self, nb::handle key) {
-              std::unique_lock lock(*self.mutex);
+              const auto lock = self.write_lock();
               F& f = self.writable();
               return f.remove_hash(hash_object(key, f.hash())) == remove_result::removed;
             },
@@ -242,28 +242,28 @@ void bind_filters(nb::module_& m) {
         .def(
             "count",
             [](const W& self, nb::handle key) {
-              std::shared_lock lock(*self.mutex);
+              const auto lock = self.read_lock();
               return self.read([&](const auto& f) { return f.count_estimate_hash(hash_object(key, f.hash())); });
             },
             "key"_a, "An upper bound on how often `key` was added (the smallest of its counters; 15 = saturated).")
         .def(
             "to_standard",
             [](const W& self) {
-              std::shared_lock lock(*self.mutex);
+              const auto lock = self.read_lock();
               return py_filter<standard_bloom>(self.read([](const auto& f) { return f.to_standard_bloom(); }));
             },
             "The StandardBloom with a bit set where a counter is non-zero: the same answers, a quarter the size.")
         .def_prop_ro(
             "saturated_counters",
             [](const W& self) {
-              std::shared_lock lock(*self.mutex);
+              const auto lock = self.read_lock();
               return self.read([](const auto& f) { return f.saturated_counters(); });
             },
             "Counters stuck at 15.")
         .def_prop_ro(
             "num_hashes",
             [](const W& self) {
-              std::shared_lock lock(*self.mutex);
+              const auto lock = self.read_lock();
               return self.read([](const auto& f) { return f.num_hashes(); });
             },
             "Counters per key (k).");
@@ -286,14 +286,14 @@ void bind_filters(nb::module_& m) {
     cls.def_prop_ro(
            "stages",
            [](const W& self) {
-             std::shared_lock lock(*self.mutex);
+             const auto lock = self.read_lock();
              return self.read([](const auto& f) { return f.stages(); });
            },
            "Number of stages (grows as keys are added).")
         .def_prop_ro(
             "fpr_bound",
             [](const W& self) {
-              std::shared_lock lock(*self.mutex);
+              const auto lock = self.read_lock();
               return self.read([](const auto& f) { return f.fpr_bound(); });
             },
             "The compound FPR bound over every stage, were each filled to its capacity.");

@@ -67,14 +67,14 @@ void bind_static_accessors(nb::class_<py_filter<F>>& cls) {
   cls.def_prop_ro(
          "bits_per_key",
          [](const W& self) {
-           std::shared_lock lock(*self.mutex);
+           const auto lock = self.read_lock();
            return self.read([](const auto& f) { return f.bits_per_key(); });
          },
          "Bits of the filter per stored key.")
       .def_prop_ro(
           "keys",
           [](const W& self) {
-            std::shared_lock lock(*self.mutex);
+            const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.keys(); });
           },
           "Distinct keys stored (duplicates are stored once).");
@@ -125,7 +125,7 @@ void bind_static(nb::module_& m) {
     cls.def_prop_ro(
         "fingerprint_bits",
         [](const W& self) {
-          std::shared_lock lock(*self.mutex);
+          const auto lock = self.read_lock();
           return self.read([](const auto& f) { return f.fingerprint_bits(); });
         },
         "Fingerprint width: 8 or 16.");
@@ -159,7 +159,7 @@ void bind_static(nb::module_& m) {
     cls.def_prop_ro(
         "result_bits",
         [](const W& self) {
-          std::shared_lock lock(*self.mutex);
+          const auto lock = self.read_lock();
           return self.read([](const auto& f) { return f.result_bits(); });
         },
         "r: the FPR is 2**-r.");

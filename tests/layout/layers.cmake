@@ -30,7 +30,8 @@ endforeach()
 file(GLOB_RECURSE shell_files
   ${SOURCE_DIR}/tools/*.cpp ${SOURCE_DIR}/tools/*.hpp
   ${SOURCE_DIR}/web/*.cpp ${SOURCE_DIR}/web/*.hpp ${SOURCE_DIR}/web/*.js ${SOURCE_DIR}/web/*.mjs
-  ${SOURCE_DIR}/bench/*.cpp ${SOURCE_DIR}/bench/*.hpp)
+  ${SOURCE_DIR}/bench/*.cpp ${SOURCE_DIR}/bench/*.hpp
+  ${SOURCE_DIR}/python/src/*.cpp ${SOURCE_DIR}/python/src/*.hpp ${SOURCE_DIR}/python/bench/*.cpp)
 list(APPEND shell_files ${SOURCE_DIR}/README.md)
 foreach(file ${shell_files})
   if(file MATCHES "/node_modules/|/dist/")
@@ -51,4 +52,4 @@ if(breaches)
   list(JOIN breaches "\n  " text)
   message(FATAL_ERROR "layering breaches:\n  ${text}")
 endif()
-message("layering holds: detail/ is private, and tools/, web/, bench/, README.md name no detail::")
+message("layering holds: detail/ is private, and tools/, web/, bench/, python/, README.md name no detail::")
