@@ -154,7 +154,7 @@ inline any_filter load(std::istream& in) {
 /// `expected_hash` is given and differs from the stored hash_spec, and
 /// whatever load() throws for bad bytes.
 template <serializable_filter Filter>
-Filter load_as(std::span<const std::byte> bytes, std::optional<hash_spec> expected_hash = {}) {
+Filter load_as(std::span<const std::byte> bytes, const std::optional<hash_spec>& expected_hash = {}) {
   using codec = format_codec<Filter>;
   static_assert(std::is_same_v<Filter, typename codec::filter_type>,
                 "load_as takes an owning filter type; use view_as for a view");
@@ -166,7 +166,7 @@ Filter load_as(std::span<const std::byte> bytes, std::optional<hash_spec> expect
 
 /// load_as() of the file at `path`; errors name the path.
 template <serializable_filter Filter>
-Filter load_as(const std::filesystem::path& path, std::optional<hash_spec> expected_hash = {}) {
+Filter load_as(const std::filesystem::path& path, const std::optional<hash_spec>& expected_hash = {}) {
   return detail::format::naming_path(path, [&]() -> Filter {
     return with_file_bytes(path, [&](std::span<const std::byte> bytes) { return load_as<Filter>(bytes, expected_hash); });
   });
@@ -199,7 +199,7 @@ inline any_filter_view view(std::span<const std::byte> bytes, payload_check chec
 /// errc::hash_mismatch). Returns Filter's view type.
 template <serializable_filter Filter>
 typename format_codec<Filter>::view_type view_as(std::span<const std::byte> bytes,
-                                                 std::optional<hash_spec> expected_hash = {},
+                                                 const std::optional<hash_spec>& expected_hash = {},
                                                  payload_check check = payload_check::verify) {
   using codec = format_codec<Filter>;
   const auto file = detail::format::parse(bytes, detail::format::checksum_mode::enforce, check == payload_check::verify);

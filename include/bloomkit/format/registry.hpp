@@ -283,7 +283,7 @@ typename Codec::params_type read_params(const parsed_file& file) {
 /// errc::mismatch unless the file holds Codec's kind; errc::hash_mismatch
 /// if `expected` is given and differs from the file's hash_spec.
 template <class Codec>
-void require_kind_and_hash(const header& head, std::optional<hash_spec> expected) {
+void require_kind_and_hash(const header& head, const std::optional<hash_spec>& expected) {
   if (head.kind_id != static_cast<std::uint8_t>(Codec::kind)) {
     (void)with_codec<int>(head.kind_id, [](auto) { return 0; });  // unknown kinds: errc::unknown_kind
     fail(errc::mismatch, "the file holds a " + std::string(to_string(head.kind())) + ", not a " +
