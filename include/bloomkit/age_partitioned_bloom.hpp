@@ -1,0 +1,590 @@
+// bloomkit/age_partitioned_bloom.hpp - "seen among the last N keys" (or the
+// last T time units) with an FPR bound that holds at every moment.
+//
+// Shtul, Baquero and Almeida, "Age-Partitioned Bloom Filters" (2020). The
+// filter is k + l slices of m bits, kept as a ring of logical positions
+// 0 (newest) .. k + l - 1 (oldest). Every key sets one bit in each of the k
+// newest slices (the bit of physical slice s is (g_s * m) >> 64 with
+// g_s = h + s * mix64(h), so a bit stays put while its slice ages). After g
+// inserts (one "generation") the ring shifts: the oldest slice is cleared and
+// becomes the newest. A query answers "maybe" when some k *consecutive*
+// slices all have the key's bit.
+//
+//   insert:  [ 0 ][ 1 ] .. [k-1] [ k ] .. [k+l-1]       k newest slices get a bit
+//   shift:   oldest slice cleared, re-used as position 0; the rest age by one
+//   query:   any run of k consecutive hits among the k + l slices
+//
+// The exact window (section 3 of the paper, restated for this code): a key
+// sits in k consecutive slices; it is lost when the oldest of them, at
+// position k - 1 when it was inserted, leaves the ring, at the (l + 1)-th
+// shift after its insert. Shifts happen at the start of the insert that
+// would be the (g + 1)-th of a generation, so, with c keys of its generation
+// inserted before it (0 <= c < g):
+//   * never forgotten before:  every key is reported while at most l * g
+//     keys have been inserted after it (c = g - 1 is the worst case), so the
+//     last l * g + 1 keys are always reported (no false negatives);
+//   * expired after:           once (l + 1) * g keys followed it (c = 0 is the
+//     worst case) it is no longer reported for certain. Its k - 1 newer
+//     slices still hold its bits, though, so for the next k - 1 generations
+//     it needs fewer chance hits than a never-seen key and answers "maybe"
+//     more often than the FPR (right after expiry, about as often as one
+//     slice is filled, e.g. 40 %);
+//   * forgotten by:            once (k + l) * g keys followed it, its last
+//     slice is gone too and it answers exactly like a key never inserted
+//     (at most the FPR bound below).
+// With window N the planner takes g = ceil((N - 1) / l), so the last N keys
+// are always reported. Inserting a key again restarts its life.
+//
+// The FPR bound. Logical slice j has received j g + c keys' bits when j < k
+// (c keys so far in this generation) and k g when j >= k: each key sets one
+// bit per slice in k slices. A random absent key hits slice j with
+// probability r_j = 1 - (1 - 1/m)^(keys into it), independently per slice,
+// and the FPR is P(some run of k hits), computed exactly by a DP over the
+// slices (sizing below). It grows with c and drops at a shift (the new
+// slice is empty, the dropped one was the fullest), so its maximum over
+// the whole stream is at c = g, the design_fpr(). Before the ring has
+// turned once every slice holds fewer keys, so the bound holds from the
+// first insert on: at every moment of the stream, not only after a fill.
+// estimated_fpr() computes the same DP from the slices' actual fills.
+//
+// Time windows. With generation_time = tau > 0 a generation also ends when
+// tau time units (the caller's clock: seconds, ms, any monotone integer)
+// have passed since it began; idle time shifts as many slices as it spans.
+// A key inserted at time t is reported until at least t + l tau (the window
+// T <= l tau), expires by t + (l + 1) tau and is forgotten by t + (k + l) tau,
+// *provided* no generation filled up (more than g keys within tau): a full
+// generation still ends early to keep the FPR bound, which shortens the
+// window for the keys before it (the count guarantee above still holds).
+// overflowed_generations() counts such early ends, so a caller can see the
+// time guarantee was bent. The FPR bound holds regardless.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit {
+
+/// The parameters that fix an age-partitioned filter's layout and window.
+struct age_partitioned_bloom_params {
+  std::uint32_t k = 0;                  ///< slices a key is written to, 1 <= k <= 32
+  std::uint32_t l = 0;                  ///< extra slices (the window in generations), 1 <= l <= 64
+  std::uint64_t slice_bits = 0;         ///< m, bits per slice, 1 <= m <= 2^40
+  std::uint64_t generation_keys = 0;    ///< g, inserts per generation, >= 1
+  std::uint64_t generation_time = 0;    ///< tau, time units per generation; 0 = count window only
+  std::uint64_t window = 0;             ///< the window asked for (keys, or time units when tau > 0)
+  double target_fpr = 0.0;              ///< design false-positive rate, in (0, 1)
+  hash_spec hash{};
+
+  friend bool operator==(const age_partitioned_bloom_params&, const age_partitioned_bloom_params&) = default;
+};
+
+/// The ring's position: everything besides the bits that a saved filter needs.
+struct age_partitioned_bloom_state {
+  std::uint32_t newest = 0;              ///< physical slice at logical position 0
+  std::uint64_t generation_count = 0;    ///< keys inserted in the current generation, 0..g
+  std::uint64_t generation_start = 0;    ///< time the current generation began (time windows)
+  std::uint64_t now = 0;                 ///< the latest time seen (time windows; monotone)
+  std::uint64_t inserted = 0;            ///< insert calls in total
+  std::uint64_t overflowed_generations = 0;  ///< generations ended by count before their time
+
+  friend bool operator==(const age_partitioned_bloom_state&, const age_partitioned_bloom_state&) = default;
+};
+
+namespace detail {
+
+inline constexpr std::uint64_t apbf_max_slice_bits = std::uint64_t{1} << 40;
+
+constexpr std::uint64_t apbf_slice_words(std::uint64_t slice_bits) noexcept {
+  return slice_bits / 64 + (slice_bits % 64 != 0);
+}
+
+inline void validate(const age_partitioned_bloom_params& p) {
+  const std::string prefix = "age_partitioned_bloom: ";
+  require(p.k >= 1 && p.k <= 32, errc::invalid_argument, prefix + "k must be in [1, 32], got " + std::to_string(p.k));
+  require(p.l >= 1 && p.l <= 64, errc::invalid_argument, prefix + "l must be in [1, 64], got " + std::to_string(p.l));
+  require(p.slice_bits >= 1 && p.slice_bits <= apbf_max_slice_bits, errc::invalid_argument,
+          prefix + "slice_bits must be in [1, 2^40], got " + std::to_string(p.slice_bits));
+  require(p.generation_keys >= 1 && p.generation_keys <= (std::uint64_t{1} << 56), errc::invalid_argument,
+          prefix + "generation_keys must be in [1, 2^56], got " + std::to_string(p.generation_keys));
+  require(p.generation_time <= (std::uint64_t{1} << 56), errc::invalid_argument,
+          prefix + "generation_time must be at most 2^56");
+  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
+          prefix + "target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+  require(is_known(p.hash.algorithm), errc::invalid_argument, prefix + "unknown hash algorithm");
+}
+
+/// P(some run of k consecutive hits) over slices hit independently with
+/// probabilities fills[0..n): a DP over the current run length (0..k-1),
+/// with an absorbing "found" state. O(n k).
+inline double apbf_run_probability(std::span<const double> fills, std::uint32_t k) {
+  std::vector<double> run(k, 0.0), next(k, 0.0);
+  run[0] = 1.0;
+  double found = 0.0;
+  for (const double r : fills) {
+    double alive = 0.0;
+    for (const double x : run) alive += x;
+    std::fill(next.begin(), next.end(), 0.0);
+    next[0] = alive * (1.0 - r);
+    for (std::uint32_t i = 0; i + 1 < k; ++i) next[i + 1] = run[i] * r;
+    found += run[k - 1] * r;
+    run.swap(next);
+  }
+  return found;
+}
+
+/// The expected FPR with c keys in the current generation (see the header):
+/// logical slice j holds min(j g + c, k g) keys' bits.
+inline double apbf_fpr_at(std::uint32_t k, std::uint32_t l, double slice_bits, double g, double c) {
+  std::vector<double> fills(k + l);
+  for (std::uint32_t j = 0; j < k + l; ++j) {
+    const double keys = j < k ? j * g + c : k * g;
+    fills[j] = -std::expm1(keys * std::log1p(-1.0 / slice_bits));
+  }
+  return apbf_run_probability(fills, k);
+}
+
+/// The bound over the whole stream: c = g, just before a shift.
+inline double apbf_design_fpr(std::uint32_t k, std::uint32_t l, double slice_bits, double g) {
+  return apbf_fpr_at(k, l, slice_bits, g, g);
+}
+
+/// The smallest m with apbf_design_fpr(k, l, m, g) <= p (m <= 2^40), or 0.
+inline std::uint64_t apbf_slice_bits_for(std::uint32_t k, std::uint32_t l, std::uint64_t g, double p) {
+  std::uint64_t lo = 1, hi = 1;
+  while (apbf_design_fpr(k, l, static_cast<double>(hi), static_cast<double>(g)) > p) {
+    if (hi >= apbf_max_slice_bits) return 0;
+    lo = hi + 1;
+    hi = std::min(apbf_max_slice_bits, hi * 2);
+  }
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (apbf_design_fpr(k, l, static_cast<double>(mid), static_cast<double>(g)) <= p) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
+
+struct trusted_apbf_t {
+  explicit trusted_apbf_t() = default;
+};
+
+}  // namespace detail
+
+/// A read-only age-partitioned filter over borrowed words ((k + l) slices of
+/// ceil(m / 64) words, physical slice order) and a saved ring position.
+/// Holds all query and statistics code; the words must outlive it.
+class age_partitioned_bloom_view {
+ public:
+  /// Throws bloomkit::error (invalid_argument or corrupt) when the words or
+  /// the state disagree with the parameters: word count, bits past m, a ring
+  /// position out of range, a generation count above g, time going backwards.
+  age_partitioned_bloom_view(const age_partitioned_bloom_params& params, std::span<const std::uint64_t> words,
+                             const age_partitioned_bloom_state& state)
+      : params_(params), words_(words), state_(state) {
+    detail::validate(params_);
+    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
+    const std::uint64_t expected = per * (params_.k + params_.l);
+    detail::require(words_.size() == expected, errc::corrupt,
+                    "age_partitioned_bloom: expected " + std::to_string(expected) + " words, got " +
+                        std::to_string(words_.size()));
+    const unsigned tail = static_cast<unsigned>(params_.slice_bits % 64);
+    for (std::uint32_t s = 0; s < params_.k + params_.l; ++s) {
+      detail::require(tail == 0 || (words_[s * per + per - 1] >> tail) == 0, errc::corrupt,
+                      "age_partitioned_bloom: bits past the end of a slice are set");
+    }
+    detail::require(state_.newest < params_.k + params_.l, errc::corrupt,
+                    "age_partitioned_bloom: the ring position is out of range");
+    detail::require(state_.generation_count <= params_.generation_keys, errc::corrupt,
+                    "age_partitioned_bloom: the generation count exceeds generation_keys");
+    detail::require(state_.generation_start <= state_.now, errc::corrupt,
+                    "age_partitioned_bloom: the generation starts after the latest time");
+    detail::require(params_.generation_time != 0 || (state_.now == 0 && state_.generation_start == 0), errc::corrupt,
+                    "age_partitioned_bloom: a count window holds no time");
+  }
+  /// For owning filters: no validation.
+  age_partitioned_bloom_view(detail::trusted_apbf_t, const age_partitioned_bloom_params& params,
+                             std::span<const std::uint64_t> words, const age_partitioned_bloom_state& state) noexcept
+      : params_(params), words_(words), state_(state) {}
+
+  /// True if the key with hash `h` may be in the window; false means it was
+  /// not inserted within the guaranteed window (see the header). For a time
+  /// window this answers at the latest time seen; see may_contain_hash_at.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return test(h, 0); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, params_.hash));
+  }
+  /// The answer at time `now` (time windows): slices that would have
+  /// expired by then are ignored, as if the filter had advanced. A `now`
+  /// before the latest time seen answers at the latest time seen.
+  [[nodiscard]] bool may_contain_hash_at(std::uint64_t h, std::uint64_t now) const noexcept {
+    return test(h, pending_shifts(now));
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain_at(const K& k, std::uint64_t now) const {
+    return may_contain_hash_at(hash_key(k, params_.hash), now);
+  }
+
+  /// out[i] = may_contain_hash(hashes[i]). Throws errc::invalid_argument if sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    detail::require(hashes.size() == out.size(), errc::invalid_argument,
+                    "age_partitioned_bloom: may_contain_many needs as many outputs as hashes");
+    for (std::size_t i = 0; i < hashes.size(); ++i) out[i] = may_contain_hash(hashes[i]);
+  }
+
+  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] std::uint32_t slices() const noexcept { return params_.k + params_.l; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  /// Insert calls in total (duplicates count).
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return state_.inserted; }
+  [[nodiscard]] std::uint64_t overflowed_generations() const noexcept { return state_.overflowed_generations; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+
+  /// Keys always reported: the last l g + 1 inserts (count windows).
+  [[nodiscard]] std::uint64_t guaranteed_window() const noexcept {
+    return static_cast<std::uint64_t>(params_.l) * params_.generation_keys + 1;
+  }
+  /// A key is no longer reported for certain once this many keys followed
+  /// it: (l + 1) g (it still answers "maybe" more often than the FPR for the
+  /// next k - 1 generations; see the header).
+  [[nodiscard]] std::uint64_t expired_after() const noexcept {
+    return static_cast<std::uint64_t>(params_.l + 1) * params_.generation_keys;
+  }
+  /// A key answers like a never-inserted one (no bit of it left) once this
+  /// many keys followed it: (k + l) g.
+  [[nodiscard]] std::uint64_t forgotten_after() const noexcept {
+    return static_cast<std::uint64_t>(params_.k + params_.l) * params_.generation_keys;
+  }
+  /// Time windows: a key inserted at t is reported until at least t + l tau
+  /// (if no generation overflowed), expires by t + (l + 1) tau and is
+  /// forgotten by t + (k + l) tau.
+  [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return params_.l * params_.generation_time; }
+  [[nodiscard]] std::uint64_t expired_time() const noexcept { return (params_.l + 1) * params_.generation_time; }
+  [[nodiscard]] std::uint64_t forgotten_time() const noexcept {
+    return (params_.k + params_.l) * params_.generation_time;
+  }
+
+  /// Set bits in logical slice j (0 = newest). O(m / 64).
+  [[nodiscard]] std::uint64_t slice_popcount(std::uint32_t logical) const noexcept {
+    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
+    const std::uint64_t* s = words_.data() + physical(logical) * per;
+    std::uint64_t n = 0;
+    for (std::uint64_t w = 0; w < per; ++w) n += static_cast<std::uint64_t>(std::popcount(s[w]));
+    return n;
+  }
+  /// Fraction of all bits set.
+  [[nodiscard]] double fill_ratio() const noexcept {
+    std::uint64_t n = 0;
+    for (std::uint32_t j = 0; j < slices(); ++j) n += slice_popcount(j);
+    return static_cast<double>(n) / (static_cast<double>(params_.slice_bits) * slices());
+  }
+  /// The FPR for the bits present now: the run DP over each slice's actual
+  /// fill (slices a time window would already have expired count as empty).
+  [[nodiscard]] double estimated_fpr() const {
+    std::vector<double> fills(slices());
+    for (std::uint32_t j = 0; j < slices(); ++j) {
+      fills[j] = static_cast<double>(slice_popcount(j)) / static_cast<double>(params_.slice_bits);
+    }
+    return detail::apbf_run_probability(fills, params_.k);
+  }
+  /// The bound over the whole stream (expected fills at c = g).
+  [[nodiscard]] double design_fpr() const {
+    return detail::apbf_design_fpr(params_.k, params_.l, static_cast<double>(params_.slice_bits),
+                                   static_cast<double>(params_.generation_keys));
+  }
+  /// Never saturated: the window slides, and the FPR bound holds at every
+  /// moment. Always false, for the common state API.
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+
+ private:
+  friend class age_partitioned_bloom;
+
+  [[nodiscard]] std::uint32_t physical(std::uint32_t logical) const noexcept {
+    const std::uint32_t n = params_.k + params_.l;
+    const std::uint32_t p = state_.newest + logical;
+    return p >= n ? p - n : p;
+  }
+  [[nodiscard]] std::uint64_t bit_of(std::uint64_t h, std::uint32_t phys) const noexcept {
+    return detail::reduce64(h + phys * detail::mix64(h), params_.slice_bits);
+  }
+  [[nodiscard]] bool has_bit(std::uint64_t h, std::uint32_t logical) const noexcept {
+    const std::uint32_t p = physical(logical);
+    const std::uint64_t bit = bit_of(h, p);
+    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
+    return (words_[p * per + (bit >> 6)] >> (bit & 63)) & 1;
+  }
+  /// Shifts a time window would make by `now` (0 for count windows).
+  [[nodiscard]] std::uint64_t pending_shifts(std::uint64_t now) const noexcept {
+    if (params_.generation_time == 0 || now <= state_.now) {
+      return params_.generation_time == 0 ? 0 : (state_.now - state_.generation_start) / params_.generation_time;
+    }
+    return (now - state_.generation_start) / params_.generation_time;
+  }
+  /// Scans for k consecutive hits, oldest-first from the slices that remain
+  /// after `expired` shifts (those push the oldest slices out; the new ones
+  /// they would add are empty and can hold no run). Skips ahead by k from a
+  /// miss: a run of k must cover some position in every k-aligned stretch.
+  [[nodiscard]] bool test(std::uint64_t h, std::uint64_t expired) const noexcept {
+    const std::uint32_t n = params_.k + params_.l;
+    if (expired >= n) return false;
+    const auto live = static_cast<std::uint32_t>(n - expired);  // logical 0 .. live - 1
+    std::uint32_t run = 0;
+    for (std::uint32_t j = 0; j < live; ++j) {
+      if (has_bit(h, j)) {
+        if (++run == params_.k) return true;
+      } else {
+        run = 0;
+        if (live - j - 1 < params_.k) return false;
+      }
+    }
+    return false;
+  }
+
+  age_partitioned_bloom_params params_;
+  std::span<const std::uint64_t> words_;
+  age_partitioned_bloom_state state_;
+};
+
+/// An owning age-partitioned Bloom filter (see the header comment for the
+/// window guarantee and the FPR bound).
+class age_partitioned_bloom {
+ public:
+  using view_type = age_partitioned_bloom_view;
+
+  /// A count window: the last `window` keys are always reported, at an FPR
+  /// of at most `target_fpr` at every moment (plan_params). Throws
+  /// errc::invalid_argument for window = 0 or p outside (0, 1).
+  age_partitioned_bloom(std::uint64_t window, double target_fpr, hash_spec hash = {})
+      : age_partitioned_bloom(plan_params(window, target_fpr, hash)) {}
+
+  /// An empty filter with exactly these parameters (validated).
+  explicit age_partitioned_bloom(const age_partitioned_bloom_params& params) : params_(params) {
+    detail::validate(params_);
+    words_.assign(detail::apbf_slice_words(params_.slice_bits) * (params_.k + params_.l), 0);
+  }
+
+  /// A filter from saved words and ring position; validated like a view.
+  age_partitioned_bloom(const age_partitioned_bloom_params& params, std::vector<std::uint64_t> words,
+                        const age_partitioned_bloom_state& state)
+      : params_(params), words_(std::move(words)), state_(state) {
+    (void)age_partitioned_bloom_view(params_, words_, state_);
+  }
+
+  /// The count-window design with the fewest bits: for each k in [1, 20]
+  /// and l in [1, 32], g = max(1, ceil((N - 1) / l)) (so l g + 1 >= N) and
+  /// the smallest m whose design_fpr is at most p; the cheapest (k + l) m
+  /// wins. Throws errc::invalid_argument for N = 0, p outside (0, 1), or
+  /// a design needing more than 2^40 bits per slice.
+  static age_partitioned_bloom_params plan_params(std::uint64_t window, double target_fpr, hash_spec hash = {}) {
+    detail::require(window >= 1, errc::invalid_argument, "age_partitioned_bloom: window must be at least 1");
+    detail::require(target_fpr > 0.0 && target_fpr < 1.0, errc::invalid_argument,
+                    "age_partitioned_bloom: target_fpr must be in (0, 1), got " + std::to_string(target_fpr));
+    age_partitioned_bloom_params best{};
+    double best_bits = std::numeric_limits<double>::infinity();
+    for (std::uint32_t k = 1; k <= 20; ++k) {
+      for (std::uint32_t l = 1; l <= 32; ++l) {
+        const std::uint64_t g = std::max<std::uint64_t>(1, (window - 1 + l - 1) / l);
+        const std::uint64_t m = detail::apbf_slice_bits_for(k, l, g, target_fpr);
+        if (m == 0) continue;
+        const double bits = static_cast<double>(detail::apbf_slice_words(m) * 64) * (k + l);
+        if (bits < best_bits) {
+          best_bits = bits;
+          best = age_partitioned_bloom_params{k, l, m, g, 0, window, target_fpr, hash};
+        }
+      }
+    }
+    detail::require(best.k != 0, errc::invalid_argument, "age_partitioned_bloom: no design fits 2^40 bits per slice");
+    return best;
+  }
+
+  /// A time window: keys inserted within the last `window_time` time units
+  /// are reported (the caller's clock), for up to `max_keys` keys per
+  /// window at a uniform rate; k, l, m as plan_params(max_keys + 1, p)
+  /// chooses, generation_time tau = ceil(window_time / l) and g = ceil(max_keys
+  /// tau / window_time), with m re-planned for that g. Throws errc::invalid_argument for a zero window or max_keys, or p
+  /// outside (0, 1).
+  static age_partitioned_bloom_params plan_time_params(std::uint64_t window_time, std::uint64_t max_keys,
+                                                       double target_fpr, hash_spec hash = {}) {
+    detail::require(window_time >= 1, errc::invalid_argument, "age_partitioned_bloom: window_time must be at least 1");
+    detail::require(max_keys >= 1, errc::invalid_argument, "age_partitioned_bloom: max_keys must be at least 1");
+    // k and l from the count design for the same number of keys; then a
+    // generation spans tau = ceil(T / l) and, at a uniform rate of max_keys
+    // per T, receives ceil(max_keys tau / T) keys: that is g, and m is
+    // re-planned for it (the FPR bound must hold when generations are full).
+    age_partitioned_bloom_params p = plan_params(max_keys + 1, target_fpr, hash);
+    p.generation_time = (window_time + p.l - 1) / p.l;
+    p.window = window_time;
+    const double per_generation = std::ceil(static_cast<double>(max_keys) * static_cast<double>(p.generation_time) /
+                                            static_cast<double>(window_time));
+    p.generation_keys = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(per_generation));
+    p.slice_bits = detail::apbf_slice_bits_for(p.k, p.l, p.generation_keys, target_fpr);
+    detail::require(p.slice_bits != 0, errc::invalid_argument, "age_partitioned_bloom: no design fits 2^40 bits per slice");
+    return p;
+  }
+
+  /// Adds the key with hash `h` to the newest generation (shifting first if
+  /// that generation holds g keys). For a time window the key is added at
+  /// the latest time seen.
+  void insert_hash(std::uint64_t h) noexcept {
+    if (state_.generation_count == params_.generation_keys) {
+      if (params_.generation_time != 0) ++state_.overflowed_generations;
+      shift();
+      state_.generation_start = state_.now;
+    }
+    set_bits(h);
+  }
+  template <key K>
+  void insert(const K& k) {
+    insert_hash(hash_key(k, params_.hash));
+  }
+
+  /// Time windows: advances the clock to `now` (expiring whole generations)
+  /// and inserts. Throws errc::invalid_argument when now is before the latest
+  /// time seen, or the filter has no generation_time.
+  void insert_hash_at(std::uint64_t h, std::uint64_t now) {
+    advance_to(now);
+    insert_hash(h);
+  }
+  template <key K>
+  void insert_at(const K& k, std::uint64_t now) {
+    insert_hash_at(hash_key(k, params_.hash), now);
+  }
+
+  /// Moves a time window's clock to `now`, clearing the slices of every
+  /// generation that ended (at most k + l of them). Throws
+  /// errc::invalid_argument when now is before the latest time seen, or the
+  /// filter has no generation_time; nothing changes then.
+  void advance_to(std::uint64_t now) {
+    detail::require(params_.generation_time != 0, errc::invalid_argument,
+                    "age_partitioned_bloom: advance_to needs a time window (generation_time > 0)");
+    detail::require(now >= state_.now, errc::invalid_argument,
+                    "age_partitioned_bloom: time went backwards (" + std::to_string(now) + " < " +
+                        std::to_string(state_.now) + ")");
+    const std::uint64_t ended = (now - state_.generation_start) / params_.generation_time;
+    const std::uint64_t n = params_.k + params_.l;
+    for (std::uint64_t s = 0; s < std::min(ended, n); ++s) shift();
+    state_.generation_start += ended * params_.generation_time;
+    state_.now = now;
+  }
+
+  /// Test-and-add: returns true and inserts when the key is certainly not in
+  /// the window; returns false, changing nothing, when it may be (its life
+  /// is not restarted: use insert to refresh a key). One pass over the k + l
+  /// slices' bits answers.
+  bool insert_if_absent_hash(std::uint64_t h) noexcept {
+    if (view().test(h, 0)) return false;
+    insert_hash(h);
+    return true;
+  }
+  template <key K>
+  bool insert_if_absent(const K& k) {
+    return insert_if_absent_hash(hash_key(k, params_.hash));
+  }
+  /// insert_if_absent_hash in order; bit i of the result (word i / 64) is set
+  /// iff key i was inserted.
+  std::vector<std::uint64_t> insert_if_absent_many(std::span<const std::uint64_t> hashes) {
+    std::vector<std::uint64_t> bits(hashes.size() / 64 + (hashes.size() % 64 != 0), 0);
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      if (insert_if_absent_hash(hashes[i])) bits[i / 64] |= std::uint64_t{1} << (i % 64);
+    }
+    return bits;
+  }
+
+  /// Adds every hash in order.
+  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
+    for (const std::uint64_t h : hashes) insert_hash(h);
+  }
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return view().may_contain(k);
+  }
+  [[nodiscard]] bool may_contain_hash_at(std::uint64_t h, std::uint64_t now) const noexcept {
+    return view().may_contain_hash_at(h, now);
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain_at(const K& k, std::uint64_t now) const {
+    return view().may_contain_at(k, now);
+  }
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    view().may_contain_many(hashes, out);
+  }
+
+  /// Every bit zero and the ring back at its start.
+  void clear() noexcept {
+    std::fill(words_.begin(), words_.end(), 0);
+    state_ = {};
+  }
+
+  [[nodiscard]] age_partitioned_bloom_view view() const noexcept {
+    return age_partitioned_bloom_view(detail::trusted_apbf_t{}, params_, words_, state_);
+  }
+  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
+  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
+  [[nodiscard]] std::uint32_t slices() const noexcept { return params_.k + params_.l; }
+  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return state_.inserted; }
+  [[nodiscard]] std::uint64_t overflowed_generations() const noexcept { return state_.overflowed_generations; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t guaranteed_window() const noexcept { return view().guaranteed_window(); }
+  [[nodiscard]] std::uint64_t expired_after() const noexcept { return view().expired_after(); }
+  [[nodiscard]] std::uint64_t forgotten_after() const noexcept { return view().forgotten_after(); }
+  [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return view().guaranteed_time(); }
+  [[nodiscard]] std::uint64_t expired_time() const noexcept { return view().expired_time(); }
+  [[nodiscard]] std::uint64_t forgotten_time() const noexcept { return view().forgotten_time(); }
+  [[nodiscard]] std::uint64_t slice_popcount(std::uint32_t logical) const noexcept {
+    return view().slice_popcount(logical);
+  }
+  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
+  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
+  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+
+ private:
+  void set_bits(std::uint64_t h) noexcept {
+    const auto v = view();
+    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
+    for (std::uint32_t j = 0; j < params_.k; ++j) {
+      const std::uint32_t p = v.physical(j);
+      const std::uint64_t bit = v.bit_of(h, p);
+      words_[p * per + (bit >> 6)] |= std::uint64_t{1} << (bit & 63);
+    }
+    ++state_.generation_count;
+    ++state_.inserted;
+  }
+  /// The oldest slice is cleared and becomes the newest; a new generation begins.
+  void shift() noexcept {
+    const std::uint32_t n = params_.k + params_.l;
+    state_.newest = state_.newest == 0 ? n - 1 : state_.newest - 1;
+    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
+    std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(state_.newest * per), per, 0);
+    state_.generation_count = 0;
+  }
+
+  age_partitioned_bloom_params params_;
+  std::vector<std::uint64_t> words_;
+  age_partitioned_bloom_state state_{};
+};
+
+}  // namespace bloomkit
