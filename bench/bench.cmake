@@ -30,3 +30,9 @@ target_link_libraries(bloomkit_static_bench PRIVATE bloomkit::bloomkit bloomkit_
 #                            insert_parallel (1 and 2 threads)
 add_executable(bloomkit_concurrent_bench ${PROJECT_SOURCE_DIR}/bench/concurrent.cpp)
 target_link_libraries(bloomkit_concurrent_bench PRIVATE bloomkit::bloomkit bloomkit_warnings benchmark::benchmark)
+
+# bloomkit_kinds_bench  bench/kinds_bench.cpp: cuckoo_filter vs counting_bloom
+#                       (bits/key, FPR, insert/lookup/remove ns),
+#                       age_partitioned_bloom, k-mers/s vs the plain u64 path
+add_executable(bloomkit_kinds_bench ${PROJECT_SOURCE_DIR}/bench/kinds_bench.cpp)
+target_link_libraries(bloomkit_kinds_bench PRIVATE bloomkit::bloomkit bloomkit_warnings)

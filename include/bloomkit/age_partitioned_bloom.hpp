@@ -337,22 +337,28 @@ class age_partitioned_bloom_view {
     }
     return (now - state_.generation_start) / params_.generation_time;
   }
-  /// Scans for k consecutive hits, oldest-first from the slices that remain
-  /// after `expired` shifts (those push the oldest slices out; the new ones
-  /// they would add are empty and can hold no run). Skips ahead by k from a
-  /// miss: a run of k must cover some position in every k-aligned stretch.
+  /// Looks for k consecutive hits among the slices that remain after
+  /// `expired` shifts (those push the oldest slices out; the new ones they
+  /// would add are empty and can hold no run). A candidate run starting at s
+  /// is tested from its far end s + k - 1 backwards; a miss at x rules out
+  /// every start up to x, so the next candidate starts at x + 1, and the
+  /// hits already seen between x + 1 and the old far end are not tested
+  /// again (a Boyer-Moore-like skip, as the paper's query does): a negative
+  /// key costs about (k + l) / k probes per miss instead of k + l.
   [[nodiscard]] bool test(std::uint64_t h, std::uint64_t expired) const noexcept {
     const std::uint32_t n = params_.k + params_.l;
     if (expired >= n) return false;
     const auto live = static_cast<std::uint32_t>(n - expired);  // logical 0 .. live - 1
-    std::uint32_t run = 0;
-    for (std::uint32_t j = 0; j < live; ++j) {
-      if (has_bit(h, j)) {
-        if (++run == params_.k) return true;
-      } else {
-        run = 0;
-        if (live - j - 1 < params_.k) return false;
-      }
+    const std::uint32_t k = params_.k;
+    std::uint32_t start = 0;
+    std::uint32_t known = 0;  // [start, known) are known hits
+    while (start + k <= live) {
+      std::uint32_t j = start + k;  // test j - 1 down to known
+      while (j > known && has_bit(h, j - 1)) --j;
+      if (j == known) return true;
+      // Miss at j - 1: the next run starts at j; [j, start + k) are hits.
+      known = start + k;
+      start = j;
     }
     return false;
   }
