@@ -46,11 +46,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "bloomkit/kernels.hpp"
 #include "bloomkit/bloomkit.hpp"
 
 namespace {
 
-using bloomkit::detail::splitmix64;
+using bloomkit::splitmix64;
 
 // ---- options -------------------------------------------------------------------
 
@@ -331,7 +332,7 @@ double mean_negative_probes(const bloomkit::standard_bloom& f, const std::vector
   std::uint64_t probes = 0;
   const std::size_t count = std::min<std::size_t>(negatives.size(), 1'000'000);
   for (std::size_t i = 0; i < count; ++i) {
-    probes += bloomkit::detail::standard_words_read(f.words().data(), bloomkit::hash_key(negatives[i], f.hash()),
+    probes += bloomkit::kernels::standard_words_read(f.words().data(), bloomkit::hash_key(negatives[i], f.hash()),
                                                      f.bit_count(), f.num_hashes());
   }
   return static_cast<double>(probes) / static_cast<double>(count);
@@ -347,7 +348,7 @@ struct memory_limit {
 
   explicit memory_limit(std::uint64_t bytes) : lines(std::max<std::uint64_t>(1, bytes / 64)) {}
 
-  std::uint64_t line_of(std::uint64_t h) const noexcept { return bloomkit::detail::block_index(h, lines.size()); }
+  std::uint64_t line_of(std::uint64_t h) const noexcept { return bloomkit::kernels::block_index(h, lines.size()); }
 
   void insert_single(const std::vector<std::uint64_t>& keys) {
     for (auto k : keys) {
@@ -365,23 +366,23 @@ struct memory_limit {
   }
   void insert_batched(const std::vector<std::uint64_t>& keys) {
     line* data = lines.data();
-    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+    bloomkit::kernels::prefetch_pipeline<bloomkit::kernels::batch_window>(
         keys.size(), [&](std::size_t i) { return bloomkit::hash_key(keys[i], hash); },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch_for_write(data + line_of(h)); },
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch_for_write(data + line_of(h)); },
         [&](std::size_t, std::uint64_t h) { data[line_of(h)].words[0] |= h; });
   }
   void insert_hashes(const std::vector<std::uint64_t>& hashes) {
     line* data = lines.data();
-    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+    bloomkit::kernels::prefetch_pipeline<bloomkit::kernels::batch_window>(
         hashes.size(), [&](std::size_t i) { return hashes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch_for_write(data + line_of(h)); },
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch_for_write(data + line_of(h)); },
         [&](std::size_t, std::uint64_t h) { data[line_of(h)].words[0] |= h; });
   }
   std::uint64_t read_hashes(const std::vector<std::uint64_t>& hashes, bool* out) const {
     const line* data = lines.data();
-    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+    bloomkit::kernels::prefetch_pipeline<bloomkit::kernels::batch_window>(
         hashes.size(), [&](std::size_t i) { return hashes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch(data + line_of(h)); },
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch(data + line_of(h)); },
         [&](std::size_t i, std::uint64_t h) { out[i] = (data[line_of(h)].words[0] & h) != 0; });
     std::uint64_t acc = 0;
     for (std::size_t i = 0; i < hashes.size(); ++i) acc += out[i] ? 1 : 0;
@@ -389,9 +390,9 @@ struct memory_limit {
   }
   std::uint64_t read_batched(const std::vector<std::uint64_t>& keys, bool* out) const {
     const line* data = lines.data();
-    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+    bloomkit::kernels::prefetch_pipeline<bloomkit::kernels::batch_window>(
         keys.size(), [&](std::size_t i) { return bloomkit::hash_key(keys[i], hash); },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch(data + line_of(h)); },
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch(data + line_of(h)); },
         [&](std::size_t i, std::uint64_t h) { out[i] = (data[line_of(h)].words[0] & h) != 0; });
     std::uint64_t acc = 0;
     for (std::size_t i = 0; i < keys.size(); ++i) acc += out[i] ? 1 : 0;

@@ -22,7 +22,7 @@
 
 namespace {
 
-using bloomkit::detail::splitmix64;
+using bloomkit::splitmix64;
 
 std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
   std::vector<std::uint64_t> out(n);

@@ -6,7 +6,7 @@
 //                   scalar policy called directly: the cost of dispatch
 //   BM_window/W     batched lookups in a filter far larger than the caches
 //                   with prefetch windows W = 1..128: the choice of
-//                   detail::batch_window
+//                   kernels::batch_window
 //   BM_standard_prefetch/P  standard_bloom negative lookups prefetching the
 //                   first P probes: the choice of standard_lookup_prefetch
 // Run: bloomkit_micro [--benchmark_filter=REGEX]
@@ -16,12 +16,13 @@
 #include <memory>
 #include <vector>
 
+#include "bloomkit/kernels.hpp"
 #include "bloomkit/bloomkit.hpp"
 
 namespace {
 
 using bloomkit::kernel;
-using bloomkit::detail::splitmix64;
+using bloomkit::splitmix64;
 
 std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
   std::vector<std::uint64_t> out(n);
@@ -94,7 +95,7 @@ void BM_single_scalar_direct(benchmark::State& state) {
   const auto blocks = filter.blocks();
   for (auto _ : state) {
     std::uint64_t hits = 0;
-    for (auto h : probes) hits += P::test(blocks[bloomkit::detail::block_index(h, blocks.size())], h, 8);
+    for (auto h : probes) hits += P::test(blocks[bloomkit::kernels::block_index(h, blocks.size())], h, 8);
     benchmark::DoNotOptimize(hits);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
@@ -116,7 +117,7 @@ const bloomkit::blocked_bloom& big_filter() {
 
 template <std::size_t W>
 void BM_window(benchmark::State& state) {
-  using P = bloomkit::detail::cache_line_policy;
+  using P = bloomkit::kernels::cache_line_policy;
   const auto& filter = big_filter();
   const auto probes = random_hashes(1 << 20, 10);
   std::unique_ptr<bool[]> out(new bool[probes.size()]);
@@ -124,11 +125,11 @@ void BM_window(benchmark::State& state) {
   const std::uint64_t count = filter.num_blocks();
   for (auto _ : state) {
     bool* o = out.get();
-    bloomkit::detail::prefetch_pipeline<W>(
+    bloomkit::kernels::prefetch_pipeline<W>(
         probes.size(), [&](std::size_t i) { return probes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch(blocks + bloomkit::detail::block_index(h, count)); },
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch(blocks + bloomkit::kernels::block_index(h, count)); },
         [&](std::size_t i, std::uint64_t h) {
-          o[i] = P::test(blocks[bloomkit::detail::block_index(h, count)], h, 8);
+          o[i] = P::test(blocks[bloomkit::kernels::block_index(h, count)], h, 8);
         });
     benchmark::DoNotOptimize(out.get());
   }
@@ -160,10 +161,10 @@ void BM_standard_prefetch(benchmark::State& state) {
   const std::uint32_t k = filter.num_hashes();
   for (auto _ : state) {
     bool* o = out.get();
-    bloomkit::detail::prefetch_pipeline<bloomkit::detail::batch_window>(
+    bloomkit::kernels::prefetch_pipeline<bloomkit::kernels::batch_window>(
         probes.size(), [&](std::size_t i) { return probes[i]; },
-        [&](std::uint64_t h) { bloomkit::detail::prefetch_standard_probes(words, h, bits, Prefetched, false); },
-        [&](std::size_t i, std::uint64_t h) { o[i] = bloomkit::detail::standard_test(words, h, bits, k); });
+        [&](std::uint64_t h) { bloomkit::kernels::prefetch_standard_probes(words, h, bits, Prefetched, false); },
+        [&](std::size_t i, std::uint64_t h) { o[i] = bloomkit::kernels::standard_test(words, h, bits, k); });
     benchmark::DoNotOptimize(out.get());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));

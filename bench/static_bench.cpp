@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/kernels.hpp"
 #include "bloomkit/binary_fuse.hpp"
 #include "bloomkit/ribbon.hpp"
 #include "bloomkit/split_block_bloom.hpp"
@@ -42,7 +43,7 @@ double cpu_ns() {
 }
 
 std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
-  bloomkit::detail::splitmix64 g(seed);
+  bloomkit::splitmix64 g(seed);
   std::vector<std::uint64_t> out(n);
   for (auto& h : out) h = g();
   return out;
@@ -118,9 +119,9 @@ void table(std::uint64_t n) {
   constexpr int rounds = 5;
   const std::uint64_t q = 2'000'000;
   const auto keys = random_hashes(n, 1);
-  bloomkit::detail::splitmix64 g(2);
+  bloomkit::splitmix64 g(2);
   std::vector<std::uint64_t> positive(q), negative(q), mixed(q);
-  for (auto& x : positive) x = keys[bloomkit::detail::reduce64(g(), n)];
+  for (auto& x : positive) x = keys[bloomkit::kernels::reduce64(g(), n)];
   for (auto& x : negative) x = g();
   for (std::size_t i = 0; i < q; ++i) mixed[i] = (g() & 1) ? positive[i] : negative[i];
   auto out = std::make_unique<bool[]>(1024);

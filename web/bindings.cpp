@@ -63,7 +63,7 @@ class web_playground {
   void seek(double tick) { driver_->seek(tick > 0 ? static_cast<std::uint64_t>(tick) : 0); }
   double saturate() { return static_cast<double>(driver_->saturate()); }
 
-  std::string kind() const { return bloomkit::playground::to_string(driver_->current().kind); }
+  std::string kind() const { return bloomkit::playground::page_name(driver_->current().kind); }
   double bits() const { return static_cast<double>(driver_->current().bits); }
   double k() const { return driver_->current().k; }
   double n() const { return static_cast<double>(driver_->current().n); }
@@ -159,7 +159,7 @@ EMSCRIPTEN_BINDINGS(bloomkit_playground) {
       .function("lastQueryBits", &web_playground::last_query_bits)
       .function("counters", &web_playground::counters)
       .function("chart", &web_playground::chart);
-  constant("kinds", std::string(bloomkit::playground::supported_kinds()));
+  constant("kinds", bloomkit::playground::supported_kinds());
   constant("maxBits", static_cast<double>(limits::max_bits));
   constant("minBits", static_cast<double>(limits::min_bits));
   constant("maxK", static_cast<double>(limits::max_k));

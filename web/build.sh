@@ -4,7 +4,8 @@
 #
 #   web/dist/playground.mjs, web/dist/playground.wasm
 #       web/bindings.cpp (+ web/playground.hpp + include/bloomkit/) through
-#       Debian's emscripten (em++ 3.1.6, embind, ES6 module)
+#       Debian's emscripten (em++ 3.1.6, embind, ES6 module): the CMake preset
+#       `wasm` (target playground, build/wasm), copied here
 #   build/web/expected
 #       web/expected.cpp with g++ against the same headers
 #
@@ -51,25 +52,19 @@ stale() {
   return 1
 }
 
-HEADERS=("$ROOT"/include/bloomkit/*.hpp "$ROOT"/include/bloomkit/detail/*.hpp)
+HEADERS=("$ROOT"/include/bloomkit/*.hpp "$ROOT"/include/bloomkit/detail/*.hpp "$ROOT"/include/bloomkit/format/*.hpp "$ROOT"/include/bloomkit/parquet/*.hpp)
 WARNINGS=(-Wall -Wextra -Wpedantic -Werror)
 
 if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then
-  say "compiling bloomkit to WebAssembly (em++ $(em++ --version | sed -n '1s/.* \([0-9][0-9.]*\) .*/\1/p'))"
-  # Build into a temporary name and rename, so an interrupted build never
+  say "compiling bloomkit to WebAssembly (the CMake preset wasm, em++ $(em++ --version | sed -n '1s/.* \([0-9][0-9.]*\) .*/\1/p'))"
+  # One build line: the wasm preset (CMakePresets.json, target playground).
+  (cd "$ROOT" && cmake --preset wasm >/dev/null && cmake --build build/wasm --target playground)
+  # Copy under temporary names and rename, so an interrupted build never
   # leaves a .mjs that loads a stale or half-written .wasm.
-  tmp="$DIST/.tmp-$$"
-  mkdir -p "$tmp"
-  trap 'rm -rf "$tmp"' EXIT
-  em++ -std=c++20 -O2 -fexceptions "${WARNINGS[@]}" \
-    -I"$ROOT/include" -I"$OUT_NATIVE/include" -I"$WEB" \
-    --bind -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createPlayground \
-    -sENVIRONMENT=web -sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=0 \
-    "$WEB/bindings.cpp" -o "$tmp/playground.mjs"
-  mv -f "$tmp/playground.wasm" "$DIST/playground.wasm"
-  mv -f "$tmp/playground.mjs" "$DIST/playground.mjs"
-  rm -rf "$tmp"
-  trap - EXIT
+  cp -f "$ROOT/build/wasm/playground.wasm" "$DIST/.playground.wasm.tmp"
+  cp -f "$ROOT/build/wasm/playground.mjs" "$DIST/.playground.mjs.tmp"
+  mv -f "$DIST/.playground.wasm.tmp" "$DIST/playground.wasm"
+  mv -f "$DIST/.playground.mjs.tmp" "$DIST/playground.mjs"
 fi
 
 if stale "$OUT_NATIVE/expected" "$WEB/expected.cpp" "$WEB/build.sh" "${HEADERS[@]}"; then

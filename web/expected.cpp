@@ -3,7 +3,7 @@
 // The browser tests (web/tests/) compare the page's figures with this
 // program's. It deliberately does not include web/playground.hpp: it rebuilds
 // the state from the library alone, walking the key stream sequentially with
-// bloomkit::detail::splitmix64 (member keys are outputs 0, 2, 4, ..., absent
+// bloomkit::splitmix64 (member keys are outputs 0, 2, 4, ..., absent
 // keys outputs 1, 3, 5, ...), so a slip in the driver's random-access key
 // formula, its parameter mapping or the wasm build shows up as a mismatch.
 //
@@ -120,13 +120,13 @@ template <class Filter>
 int report(Filter filter, const options& o) {
   const std::uint64_t ticks = std::min(o.tick, o.n + 1000);
   std::uint64_t queries = 0, false_positives = 0, last_key = 0, last_query = 0;
-  bloomkit::detail::splitmix64 members(o.seed);
+  bloomkit::splitmix64 members(o.seed);
   for (std::uint64_t i = 0; i < std::min(ticks, o.n); ++i) {
     last_key = members();  // output 2i: the i-th member key
     filter.insert(last_key);
     (void)members();  // output 2i + 1: an absent key, skipped here
   }
-  bloomkit::detail::splitmix64 absents(o.seed);
+  bloomkit::splitmix64 absents(o.seed);
   for (std::uint64_t j = 0; o.n + j < ticks; ++j) {
     (void)absents();  // output 2j: a member key
     last_query = absents();  // output 2j + 1
@@ -137,7 +137,7 @@ int report(Filter filter, const options& o) {
   if (o.fill) {
     auto copy = filter;
     copy.clear();
-    bloomkit::detail::splitmix64 fill_stream(o.seed);
+    bloomkit::splitmix64 fill_stream(o.seed);
     while (set_of(copy) < size_of(copy) && keys_to_fill < 2'000'000) {
       copy.insert(fill_stream());
       (void)fill_stream();

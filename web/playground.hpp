@@ -33,6 +33,8 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
+#include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
@@ -43,35 +45,48 @@
 
 namespace bloomkit::playground {
 
-/// The filter kinds the page can show.
-enum class filter_kind { standard, split_block, counting };
+/// The library's kinds (bloomkit/filter.hpp) the page can show. The page
+/// spells them as its link does: "standard", "split-block", "counting".
+using bloomkit::filter_kind;
 
-/// "standard", "split-block" or "counting" (the names used in the page's link).
-inline const char* to_string(filter_kind kind) noexcept {
-  switch (kind) {
-    case filter_kind::standard: return "standard";
-    case filter_kind::split_block: return "split-block";
-    case filter_kind::counting: return "counting";
+/// One kind of the page's menu: the library kind and the page's spelling.
+struct page_kind {
+  filter_kind kind;
+  const char* name;
+};
+
+/// The page's menu, in order (the counting kind only when compiled in).
+inline constexpr page_kind page_kinds[] = {
+    {filter_kind::standard_bloom, "standard"},
+    {filter_kind::split_block_bloom, "split-block"},
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+    {filter_kind::counting_bloom, "counting"},
+#endif
+};
+
+/// The page's spelling of `kind` ("standard" for a kind it does not show).
+inline const char* page_name(filter_kind kind) noexcept {
+  for (const auto& k : page_kinds) {
+    if (k.kind == kind) return k.name;
   }
   return "standard";
 }
 
 /// The kinds this build supports, comma-separated, in menu order.
-inline const char* supported_kinds() noexcept {
-#ifdef BLOOMKIT_PLAYGROUND_COUNTING
-  return "standard,split-block,counting";
-#else
-  return "standard,split-block";
-#endif
+inline std::string supported_kinds() {
+  std::string out;
+  for (const auto& k : page_kinds) {
+    if (!out.empty()) out += ",";
+    out += k.name;
+  }
+  return out;
 }
 
 /// Parses a kind name; nullopt for an unknown one or one this build lacks.
 inline std::optional<filter_kind> parse_kind(const std::string& name) {
-  if (name == "standard") return filter_kind::standard;
-  if (name == "split-block") return filter_kind::split_block;
-#ifdef BLOOMKIT_PLAYGROUND_COUNTING
-  if (name == "counting") return filter_kind::counting;
-#endif
+  for (const auto& k : page_kinds) {
+    if (name == k.name) return k.kind;
+  }
   return std::nullopt;
 }
 
@@ -93,7 +108,7 @@ struct limits {
 /// What the user chose. For split-block, bits are rounded up to whole
 /// 256-bit blocks and k is 8 (Parquet fixes it): see normalised().
 struct settings {
-  filter_kind kind = filter_kind::standard;
+  filter_kind kind = filter_kind::standard_bloom;
   std::uint64_t bits = 1024;
   std::uint32_t k = 3;
   std::uint64_t n = 200;
@@ -102,7 +117,7 @@ struct settings {
 
 /// The settings a filter of that kind actually uses. Does not validate.
 inline settings normalised(settings s) {
-  if (s.kind == filter_kind::split_block) {
+  if (s.kind == filter_kind::split_block_bloom) {
     s.bits = std::max<std::uint64_t>(256, (s.bits + 255) / 256 * 256);
     s.k = 8;
   }
@@ -112,7 +127,9 @@ inline settings normalised(settings s) {
 /// Throws bloomkit::error(invalid_argument) with a sentence naming the first
 /// setting outside limits.
 inline void validate(const settings& s) {
-  using detail::require;
+  const auto require = [](bool ok, errc code, const std::string& message) {
+    if (!ok) throw error(code, message);
+  };
   require(s.bits >= limits::min_bits && s.bits <= limits::max_bits, errc::invalid_argument,
           "m (bits) must be between " + std::to_string(limits::min_bits) + " and " +
               std::to_string(limits::max_bits) + ", got " + std::to_string(s.bits));
@@ -128,14 +145,17 @@ inline void validate(const settings& s) {
 /// for anything else (JavaScript numbers cannot carry 64 bits, so the page
 /// passes seeds as text).
 inline std::uint64_t parse_seed(const std::string& text) {
-  detail::require(!text.empty() && text.size() <= 20, errc::invalid_argument,
+  const auto require = [](bool ok, errc code, const std::string& message) {
+    if (!ok) throw error(code, message);
+  };
+  require(!text.empty() && text.size() <= 20, errc::invalid_argument,
                   "seed must be a decimal integer in [0, 2^64), got \"" + text + "\"");
   std::uint64_t value = 0;
   for (char c : text) {
-    detail::require(c >= '0' && c <= '9', errc::invalid_argument,
+    require(c >= '0' && c <= '9', errc::invalid_argument,
                     "seed must be a decimal integer in [0, 2^64), got \"" + text + "\"");
     const auto digit = static_cast<std::uint64_t>(c - '0');
-    detail::require(value <= (UINT64_MAX - digit) / 10, errc::invalid_argument,
+    require(value <= (UINT64_MAX - digit) / 10, errc::invalid_argument,
                     "seed must be below 2^64, got \"" + text + "\"");
     value = value * 10 + digit;
   }
@@ -146,7 +166,7 @@ inline std::uint64_t parse_seed(const std::string& text) {
 constexpr std::uint64_t stream_key(std::uint64_t seed, std::uint64_t c) noexcept {
   // SplitMix64's increment (the golden ratio in 0.64 fixed point).
   constexpr std::uint64_t gamma = 0x9e3779b97f4a7c15ULL;
-  return detail::splitmix64(seed + c * gamma)();
+  return splitmix64(seed + c * gamma)();
 }
 /// The i-th key inserted (i counts from 0).
 constexpr std::uint64_t member_key(std::uint64_t seed, std::uint64_t i) noexcept { return stream_key(seed, 2 * i); }
@@ -334,13 +354,13 @@ class driver {
 
   static filter_type make_filter(const settings& s) {
     validate(s);
-    if (s.kind != filter_kind::split_block) {
+    if (s.kind != filter_kind::split_block_bloom) {
       // The design point is n keys; its classic FPR is the target (clamped
       // into (0, 1) as the parameters require), so saturated() means "past n".
       const double fpr = std::clamp(sizing::classic_fpr(static_cast<double>(s.bits), static_cast<double>(s.n), s.k),
                                     1e-300, 0.999999);
 #ifdef BLOOMKIT_PLAYGROUND_COUNTING
-      if (s.kind == filter_kind::counting) {
+      if (s.kind == filter_kind::counting_bloom) {
         return counting_bloom(counting_bloom_params{s.bits, s.k, s.n, fpr, hash_spec{}});
       }
 #endif
@@ -352,21 +372,11 @@ class driver {
     return split_block_bloom(block_filter_params{blocks, 8, s.n, fpr, parquet_hash_spec});
   }
 
-  /// Where a key's bits go, from the library's own probe code.
-  static void bit_positions(const standard_bloom& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
-    detail::standard_probes probes(h, f.bit_count());
-    for (std::uint32_t i = 0; i < f.num_hashes(); ++i) out.push_back(probes.next());
-  }
-  static void bit_positions(const split_block_bloom& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
-    // Let the policy set the key's bits in an empty block, then read them off.
-    const std::uint64_t block = detail::block_index(h, f.num_blocks());
-    detail::block256 scratch{};
-    detail::split_block_policy::set(scratch, h, 8);
-    for (std::uint64_t w = 0; w < 8; ++w) {
-      for (std::uint64_t b = 0; b < 32; ++b) {
-        if ((scratch.words[w] >> b) & 1U) out.push_back(block * 256 + w * 32 + b);
-      }
-    }
+  /// Where a key's bits (counters) go, from the library's own probe code
+  /// (probe_positions, the has_probe_positions capability of filter.hpp).
+  template <has_probe_positions F>
+  static void bit_positions(const F& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
+    f.probe_positions(h, out);
   }
   static bool is_set(const standard_bloom& f, std::uint64_t bit) {
     return (f.words()[bit / 64] >> (bit % 64)) & 1U;
@@ -383,18 +393,13 @@ class driver {
     return f.set_bit_count();
   }
 #ifdef BLOOMKIT_PLAYGROUND_COUNTING
-  /// A counting filter probes exactly as a standard one (counting_bloom.hpp).
-  static void bit_positions(const counting_bloom& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
-    detail::standard_probes probes(h, f.counters());
-    for (std::uint32_t i = 0; i < f.num_hashes(); ++i) out.push_back(probes.next());
-  }
   static bool is_set(const counting_bloom& f, std::uint64_t i) { return f.counter(i) != 0; }
   static std::uint64_t size_of(const counting_bloom& f) { return f.counters(); }
   static std::uint64_t set_of(const counting_bloom& f) { return f.nonzero_counters(); }
 #endif
 
   double model_fpr_for(double keys) const {
-    if (settings_.kind != filter_kind::split_block) {
+    if (settings_.kind != filter_kind::split_block_bloom) {
       return sizing::classic_fpr(static_cast<double>(settings_.bits), keys, settings_.k);
     }
     return sizing::split_block_fpr(static_cast<double>(settings_.bits / 256), keys);

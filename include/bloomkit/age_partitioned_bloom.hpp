@@ -69,7 +69,9 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/facade.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 
 namespace bloomkit {
@@ -177,56 +179,41 @@ inline std::uint64_t apbf_slice_bits_for(std::uint32_t k, std::uint32_t l, std::
   return hi;
 }
 
-struct trusted_apbf_t {
-  explicit trusted_apbf_t() = default;
-};
-
-}  // namespace detail
-
-/// A read-only age-partitioned filter over borrowed words ((k + l) slices of
-/// ceil(m / 64) words, physical slice order) and a saved ring position.
-/// Holds all query and statistics code; the words must outlive it.
-class age_partitioned_bloom_view {
- public:
-  /// Throws bloomkit::error (invalid_argument or corrupt) when the words or
-  /// the state disagree with the parameters: word count, bits past m, a ring
-  /// position out of range, a generation count above g, time going backwards.
-  age_partitioned_bloom_view(const age_partitioned_bloom_params& params, std::span<const std::uint64_t> words,
-                             const age_partitioned_bloom_state& state)
-      : params_(params), words_(words), state_(state) {
-    detail::validate(params_);
-    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
-    const std::uint64_t expected = per * (params_.k + params_.l);
-    detail::require(words_.size() == expected, errc::corrupt,
-                    "age_partitioned_bloom: expected " + std::to_string(expected) + " words, got " +
-                        std::to_string(words_.size()));
-    const unsigned tail = static_cast<unsigned>(params_.slice_bits % 64);
-    for (std::uint32_t s = 0; s < params_.k + params_.l; ++s) {
-      detail::require(tail == 0 || (words_[s * per + per - 1] >> tail) == 0, errc::corrupt,
-                      "age_partitioned_bloom: bits past the end of a slice are set");
-    }
-    detail::require(state_.newest < params_.k + params_.l, errc::corrupt,
-                    "age_partitioned_bloom: the ring position is out of range");
-    detail::require(state_.generation_count <= params_.generation_keys, errc::corrupt,
-                    "age_partitioned_bloom: the generation count exceeds generation_keys");
-    detail::require(state_.generation_start <= state_.now, errc::corrupt,
-                    "age_partitioned_bloom: the generation starts after the latest time");
-    detail::require(params_.generation_time != 0 || (state_.now == 0 && state_.generation_start == 0), errc::corrupt,
-                    "age_partitioned_bloom: a count window holds no time");
+/// Throws `code` unless `words` and `state` are an age-partitioned filter
+/// for `p`: the word count, bits past m zero in every slice, a ring position
+/// in range, a generation count at most g, a clock that never ran backwards
+/// (and none at all in a count window).
+inline void require_apbf_payload(const age_partitioned_bloom_params& p, std::span<const std::uint64_t> words,
+                                 const age_partitioned_bloom_state& state, errc code) {
+  const std::uint64_t per = apbf_slice_words(p.slice_bits);
+  const std::uint64_t expected = per * (p.k + p.l);
+  require(words.size() == expected, code,
+          "age_partitioned_bloom: expected " + std::to_string(expected) + " words, got " + std::to_string(words.size()));
+  const unsigned tail = static_cast<unsigned>(p.slice_bits % 64);
+  for (std::uint32_t s = 0; s < p.k + p.l; ++s) {
+    require(tail == 0 || (words[s * per + per - 1] >> tail) == 0, code,
+            "age_partitioned_bloom: bits past the end of a slice are set");
   }
-  /// For owning filters: no validation.
-  age_partitioned_bloom_view(detail::trusted_apbf_t, const age_partitioned_bloom_params& params,
-                             std::span<const std::uint64_t> words, const age_partitioned_bloom_state& state) noexcept
-      : params_(params), words_(words), state_(state) {}
+  require(state.newest < p.k + p.l, code, "age_partitioned_bloom: the ring position is out of range");
+  require(state.generation_count <= p.generation_keys, code,
+          "age_partitioned_bloom: the generation count exceeds generation_keys");
+  require(state.generation_start <= state.now, code, "age_partitioned_bloom: the generation starts after the latest time");
+  require(p.generation_time != 0 || (state.now == 0 && state.generation_start == 0), code,
+          "age_partitioned_bloom: a count window holds no time");
+}
+
+/// The query and statistics code of an age-partitioned filter, shared by
+/// age_partitioned_bloom and its view (detail/facade.hpp). D provides
+/// params(), words() and state().
+template <class D>
+class apbf_reader : public query_facade<D> {
+ public:
+  static constexpr const char* kind_name = "age_partitioned_bloom";
 
   /// True if the key with hash `h` may be in the window; false means it was
   /// not inserted within the guaranteed window (see the header). For a time
   /// window this answers at the latest time seen; see may_contain_hash_at.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return test(h, 0); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
-  }
   /// The answer at time `now` (time windows): slices that would have
   /// expired by then are ignored, as if the filter had advanced. A `now`
   /// before the latest time seen answers at the latest time seen.
@@ -235,56 +222,52 @@ class age_partitioned_bloom_view {
   }
   template <key K>
   [[nodiscard]] bool may_contain_at(const K& k, std::uint64_t now) const {
-    return may_contain_hash_at(hash_key(k, params_.hash), now);
+    return may_contain_hash_at(hash_key(k, self().params().hash), now);
   }
 
-  /// out[i] = may_contain_hash(hashes[i]). Throws errc::invalid_argument if sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::require(hashes.size() == out.size(), errc::invalid_argument,
-                    "age_partitioned_bloom: may_contain_many needs as many outputs as hashes");
-    for (std::size_t i = 0; i < hashes.size(); ++i) out[i] = may_contain_hash(hashes[i]);
+  /// The batch core (detail/facade.hpp): out[i] = may_contain_hash(hash_at(i)).
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    for (std::size_t i = 0; i < n; ++i) out[i] = may_contain_hash(hash_at(i));
   }
 
-  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] std::uint32_t slices() const noexcept { return params_.k + params_.l; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return self().params().k; }
+  [[nodiscard]] std::uint32_t slices() const noexcept { return self().params().k + self().params().l; }
+  [[nodiscard]] double target_fpr() const noexcept { return self().params().target_fpr; }
   /// Insert calls in total (duplicates count).
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return state_.inserted; }
-  [[nodiscard]] std::uint64_t overflowed_generations() const noexcept { return state_.overflowed_generations; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return self().state().inserted; }
+  [[nodiscard]] std::uint64_t overflowed_generations() const noexcept { return self().state().overflowed_generations; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return self().words().size() * sizeof(std::uint64_t); }
 
   /// Keys always reported: the last l g + 1 inserts (count windows).
   [[nodiscard]] std::uint64_t guaranteed_window() const noexcept {
-    return static_cast<std::uint64_t>(params_.l) * params_.generation_keys + 1;
+    return static_cast<std::uint64_t>(self().params().l) * self().params().generation_keys + 1;
   }
   /// A key is no longer reported for certain once this many keys followed
   /// it: (l + 1) g (it still answers "maybe" more often than the FPR for the
   /// next k - 1 generations; see the header).
   [[nodiscard]] std::uint64_t expired_after() const noexcept {
-    return static_cast<std::uint64_t>(params_.l + 1) * params_.generation_keys;
+    return static_cast<std::uint64_t>(self().params().l + 1) * self().params().generation_keys;
   }
   /// A key answers like a never-inserted one (no bit of it left) once this
   /// many keys followed it: (k + l) g.
   [[nodiscard]] std::uint64_t forgotten_after() const noexcept {
-    return static_cast<std::uint64_t>(params_.k + params_.l) * params_.generation_keys;
+    return static_cast<std::uint64_t>(self().params().k + self().params().l) * self().params().generation_keys;
   }
   /// Time windows: a key inserted at t is reported until at least t + l tau
   /// (if no generation overflowed), expires by t + (l + 1) tau and is
   /// forgotten by t + (k + l) tau.
-  [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return params_.l * params_.generation_time; }
-  [[nodiscard]] std::uint64_t expired_time() const noexcept { return (params_.l + 1) * params_.generation_time; }
+  [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return self().params().l * self().params().generation_time; }
+  [[nodiscard]] std::uint64_t expired_time() const noexcept { return (self().params().l + 1) * self().params().generation_time; }
   [[nodiscard]] std::uint64_t forgotten_time() const noexcept {
-    return (params_.k + params_.l) * params_.generation_time;
+    return (self().params().k + self().params().l) * self().params().generation_time;
   }
 
   /// Set bits in logical slice j (0 = newest). O(m / 64).
   [[nodiscard]] std::uint64_t slice_popcount(std::uint32_t logical) const noexcept {
-    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
-    const std::uint64_t* s = words_.data() + physical(logical) * per;
+    const std::uint64_t per = detail::apbf_slice_words(self().params().slice_bits);
+    const std::uint64_t* s = self().words().data() + physical(logical) * per;
     std::uint64_t n = 0;
     for (std::uint64_t w = 0; w < per; ++w) n += static_cast<std::uint64_t>(std::popcount(s[w]));
     return n;
@@ -293,49 +276,59 @@ class age_partitioned_bloom_view {
   [[nodiscard]] double fill_ratio() const noexcept {
     std::uint64_t n = 0;
     for (std::uint32_t j = 0; j < slices(); ++j) n += slice_popcount(j);
-    return static_cast<double>(n) / (static_cast<double>(params_.slice_bits) * slices());
+    return static_cast<double>(n) / (static_cast<double>(self().params().slice_bits) * slices());
   }
   /// The FPR for the bits present now: the run DP over each slice's actual
   /// fill (slices a time window would already have expired count as empty).
   [[nodiscard]] double estimated_fpr() const {
     std::vector<double> fills(slices());
     for (std::uint32_t j = 0; j < slices(); ++j) {
-      fills[j] = static_cast<double>(slice_popcount(j)) / static_cast<double>(params_.slice_bits);
+      fills[j] = static_cast<double>(slice_popcount(j)) / static_cast<double>(self().params().slice_bits);
     }
-    return detail::apbf_run_probability(fills, params_.k);
+    return detail::apbf_run_probability(fills, self().params().k);
   }
   /// The bound over the whole stream (expected fills at c = g).
   [[nodiscard]] double design_fpr() const {
-    return detail::apbf_design_fpr(params_.k, params_.l, static_cast<double>(params_.slice_bits),
-                                   static_cast<double>(params_.generation_keys));
+    return detail::apbf_design_fpr(self().params().k, self().params().l, static_cast<double>(self().params().slice_bits),
+                                   static_cast<double>(self().params().generation_keys));
   }
   /// Never saturated: the window slides, and the FPR bound holds at every
   /// moment. Always false, for the common state API.
   [[nodiscard]] bool saturated() const noexcept { return false; }
+  /// The window asked for (keys; time units for a time window).
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return self().params().window; }
+  /// Keys in the guaranteed window, by count: min(inserted, l g + c) with
+  /// c the current generation's count (duplicates count; the slices cannot
+  /// tell them apart, and a Swamidass-Baldi estimate per slice would add
+  /// noise for little).
+  [[nodiscard]] double estimated_cardinality() const noexcept {
+    const std::uint64_t recent = static_cast<std::uint64_t>(self().params().l) * self().params().generation_keys +
+                                 self().state().generation_count;
+    return static_cast<double>(std::min(self().state().inserted, recent));
+  }
 
- private:
-  friend class age_partitioned_bloom;
+ protected:
 
   [[nodiscard]] std::uint32_t physical(std::uint32_t logical) const noexcept {
-    const std::uint32_t n = params_.k + params_.l;
-    const std::uint32_t p = state_.newest + logical;
+    const std::uint32_t n = self().params().k + self().params().l;
+    const std::uint32_t p = self().state().newest + logical;
     return p >= n ? p - n : p;
   }
   [[nodiscard]] std::uint64_t bit_of(std::uint64_t h, std::uint32_t phys) const noexcept {
-    return detail::reduce64(h + phys * detail::mix64(h), params_.slice_bits);
+    return detail::reduce64(h + phys * detail::mix64(h), self().params().slice_bits);
   }
   [[nodiscard]] bool has_bit(std::uint64_t h, std::uint32_t logical) const noexcept {
     const std::uint32_t p = physical(logical);
     const std::uint64_t bit = bit_of(h, p);
-    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
-    return (words_[p * per + (bit >> 6)] >> (bit & 63)) & 1;
+    const std::uint64_t per = detail::apbf_slice_words(self().params().slice_bits);
+    return (self().words()[p * per + (bit >> 6)] >> (bit & 63)) & 1;
   }
   /// Shifts a time window would make by `now` (0 for count windows).
   [[nodiscard]] std::uint64_t pending_shifts(std::uint64_t now) const noexcept {
-    if (params_.generation_time == 0 || now <= state_.now) {
-      return params_.generation_time == 0 ? 0 : (state_.now - state_.generation_start) / params_.generation_time;
+    if (self().params().generation_time == 0 || now <= self().state().now) {
+      return self().params().generation_time == 0 ? 0 : (self().state().now - self().state().generation_start) / self().params().generation_time;
     }
-    return (now - state_.generation_start) / params_.generation_time;
+    return (now - self().state().generation_start) / self().params().generation_time;
   }
   /// Looks for k consecutive hits among the slices that remain after
   /// `expired` shifts (those push the oldest slices out; the new ones they
@@ -346,10 +339,10 @@ class age_partitioned_bloom_view {
   /// again (a Boyer-Moore-like skip, as the paper's query does): a negative
   /// key costs about (k + l) / k probes per miss instead of k + l.
   [[nodiscard]] bool test(std::uint64_t h, std::uint64_t expired) const noexcept {
-    const std::uint32_t n = params_.k + params_.l;
+    const std::uint32_t n = self().params().k + self().params().l;
     if (expired >= n) return false;
     const auto live = static_cast<std::uint32_t>(n - expired);  // logical 0 .. live - 1
-    const std::uint32_t k = params_.k;
+    const std::uint32_t k = self().params().k;
     std::uint32_t start = 0;
     std::uint32_t known = 0;  // [start, known) are known hits
     while (start + k <= live) {
@@ -363,6 +356,35 @@ class age_partitioned_bloom_view {
     return false;
   }
 
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
+/// A read-only age-partitioned filter over borrowed words ((k + l) slices of
+/// ceil(m / 64) words, physical slice order) and a saved ring position.
+/// Queries and statistics are detail::apbf_reader's; the words must outlive it.
+class age_partitioned_bloom_view : public detail::apbf_reader<age_partitioned_bloom_view> {
+ public:
+  /// Throws bloomkit::error (invalid_argument or corrupt) when the words or
+  /// the state disagree with the parameters (detail::require_apbf_payload).
+  age_partitioned_bloom_view(const age_partitioned_bloom_params& params, std::span<const std::uint64_t> words,
+                             const age_partitioned_bloom_state& state)
+      : params_(params), words_(words), state_(state) {
+    detail::validate(params_);
+    detail::require_apbf_payload(params_, words_, state_, errc::corrupt);
+  }
+  /// For owning filters: no validation.
+  age_partitioned_bloom_view(detail::trusted_t, const age_partitioned_bloom_params& params,
+                             std::span<const std::uint64_t> words, const age_partitioned_bloom_state& state) noexcept
+      : params_(params), words_(words), state_(state) {}
+
+  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+
+ private:
   age_partitioned_bloom_params params_;
   std::span<const std::uint64_t> words_;
   age_partitioned_bloom_state state_;
@@ -370,7 +392,7 @@ class age_partitioned_bloom_view {
 
 /// An owning age-partitioned Bloom filter (see the header comment for the
 /// window guarantee and the FPR bound).
-class age_partitioned_bloom {
+class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom> {
  public:
   using view_type = age_partitioned_bloom_view;
 
@@ -390,7 +412,8 @@ class age_partitioned_bloom {
   age_partitioned_bloom(const age_partitioned_bloom_params& params, std::vector<std::uint64_t> words,
                         const age_partitioned_bloom_state& state)
       : params_(params), words_(std::move(words)), state_(state) {
-    (void)age_partitioned_bloom_view(params_, words_, state_);
+    detail::validate(params_);
+    detail::require_apbf_payload(params_, words_, state_, errc::invalid_argument);
   }
 
   /// The count-window design with the fewest bits: for each k in [1, 20]
@@ -495,7 +518,7 @@ class age_partitioned_bloom {
   /// is not restarted: use insert to refresh a key). One pass over the k + l
   /// slices' bits answers.
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
-    if (view().test(h, 0)) return false;
+    if (test(h, 0)) return false;
     insert_hash(h);
     return true;
   }
@@ -518,22 +541,6 @@ class age_partitioned_bloom {
     for (const std::uint64_t h : hashes) insert_hash(h);
   }
 
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  [[nodiscard]] bool may_contain_hash_at(std::uint64_t h, std::uint64_t now) const noexcept {
-    return view().may_contain_hash_at(h, now);
-  }
-  template <key K>
-  [[nodiscard]] bool may_contain_at(const K& k, std::uint64_t now) const {
-    return view().may_contain_at(k, now);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
-  }
-
   /// Every bit zero and the ring back at its start.
   void clear() noexcept {
     std::fill(words_.begin(), words_.end(), 0);
@@ -541,39 +548,18 @@ class age_partitioned_bloom {
   }
 
   [[nodiscard]] age_partitioned_bloom_view view() const noexcept {
-    return age_partitioned_bloom_view(detail::trusted_apbf_t{}, params_, words_, state_);
+    return age_partitioned_bloom_view(detail::trusted, params_, words_, state_);
   }
   [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] std::uint32_t slices() const noexcept { return params_.k + params_.l; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return state_.inserted; }
-  [[nodiscard]] std::uint64_t overflowed_generations() const noexcept { return state_.overflowed_generations; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t guaranteed_window() const noexcept { return view().guaranteed_window(); }
-  [[nodiscard]] std::uint64_t expired_after() const noexcept { return view().expired_after(); }
-  [[nodiscard]] std::uint64_t forgotten_after() const noexcept { return view().forgotten_after(); }
-  [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return view().guaranteed_time(); }
-  [[nodiscard]] std::uint64_t expired_time() const noexcept { return view().expired_time(); }
-  [[nodiscard]] std::uint64_t forgotten_time() const noexcept { return view().forgotten_time(); }
-  [[nodiscard]] std::uint64_t slice_popcount(std::uint32_t logical) const noexcept {
-    return view().slice_popcount(logical);
-  }
-  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
-  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
-  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return false; }
 
  private:
   void set_bits(std::uint64_t h) noexcept {
-    const auto v = view();
     const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
     for (std::uint32_t j = 0; j < params_.k; ++j) {
-      const std::uint32_t p = v.physical(j);
-      const std::uint64_t bit = v.bit_of(h, p);
+      const std::uint32_t p = physical(j);
+      const std::uint64_t bit = bit_of(h, p);
       words_[p * per + (bit >> 6)] |= std::uint64_t{1} << (bit & 63);
     }
     ++state_.generation_count;
@@ -592,5 +578,19 @@ class age_partitioned_bloom {
   std::vector<std::uint64_t> words_;
   age_partitioned_bloom_state state_{};
 };
+
+/// age_partitioned_bloom's facts (filter.hpp). It never saturates: the
+/// window slides, so the kind counts as one that grows.
+template <>
+struct kind_traits<age_partitioned_bloom> {
+  static constexpr filter_kind kind = filter_kind::age_partitioned_bloom;
+  static constexpr hash_spec default_hash = hash_spec{};
+  static constexpr bool is_static = false;
+  static constexpr bool grows = true;
+};
+template <>
+struct kind_traits<age_partitioned_bloom_view> : kind_traits<age_partitioned_bloom> {};
+
+static_assert(incremental_filter<age_partitioned_bloom> && filter<age_partitioned_bloom_view>);
 
 }  // namespace bloomkit

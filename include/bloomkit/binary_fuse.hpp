@@ -57,9 +57,11 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
-#include "bloomkit/detail/block_filter.hpp"  // detail::trusted
+#include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/detail/static_build.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 
 namespace bloomkit {
@@ -139,35 +141,113 @@ inline binary_fuse_params plan_binary_fuse(std::uint64_t n, std::uint32_t arity,
   return p;
 }
 
+/// The one domain check of binary_fuse_params (constructors, views and the
+/// codec; see param_check): fingerprint_bits 8 or 16, arity 3 or 4, and the
+/// segment layout of a filter with keys (none when empty).
+inline void validate(const binary_fuse_params& p, const param_check& check) {
+  check(p.fingerprint_bits == 8 || p.fingerprint_bits == 16, "fingerprint_bits",
+        "= " + std::to_string(p.fingerprint_bits) + " is not 8 or 16");
+  check(p.arity == 3 || p.arity == 4, "arity", "= " + std::to_string(p.arity) + " is not 3 or 4");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  if (p.keys == 0) {
+    check(p.segment_length == 0 && p.segment_count == 0, "segment_length",
+          "must be 0 with segment_count 0 in an empty filter (keys = 0)");
+    return;
+  }
+  check(std::has_single_bit(p.segment_length) && p.segment_length >= 4 && p.segment_length <= (1U << 18),
+        "segment_length", "= " + std::to_string(p.segment_length) + " is not a power of two in [4, 2^18]");
+  check(p.segment_count >= 1, "segment_count", "is 0 in a filter with keys");
+  check(p.array_length() < (std::uint64_t{1} << 32), "segment_count",
+        "= " + std::to_string(p.segment_count) + " gives more than 2^32 slots");
+}
+
+/// validate() for a filter with F-bit fingerprints (the width must match F).
 template <std::unsigned_integral F>
 void validate(const binary_fuse_params& p) {
   const std::string name = "binary_fuse" + std::to_string(sizeof(F) * 8);
-  require(p.fingerprint_bits == sizeof(F) * 8, errc::invalid_argument,
-          name + ": fingerprint_bits must be " + std::to_string(sizeof(F) * 8) + ", got " +
-              std::to_string(p.fingerprint_bits));
-  require(p.arity == 3 || p.arity == 4, errc::invalid_argument,
-          name + ": arity must be 3 or 4, got " + std::to_string(p.arity));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, name + ": unknown hash algorithm");
-  if (p.keys == 0) {
-    require(p.segment_length == 0 && p.segment_count == 0, errc::invalid_argument,
-            name + ": an empty filter has no segments");
-    return;
+  const param_check check{name};
+  check(p.fingerprint_bits == sizeof(F) * 8, "fingerprint_bits",
+        "= " + std::to_string(p.fingerprint_bits) + " is not " + std::to_string(sizeof(F) * 8));
+  validate(p, check);
+}
+
+}  // namespace detail
+
+namespace detail {
+
+/// The query code of a typed binary fuse filter, shared by
+/// basic_binary_fuse<F> and basic_binary_fuse_view<F>; the statistics come
+/// from static_facade. D provides params() and fingerprints().
+template <class D, std::unsigned_integral F>
+class binary_fuse_reader : public static_facade<D> {
+ public:
+  static constexpr const char* kind_name = "binary_fuse";
+
+  /// True if the key with hash `h` may be in the set; false means certainly
+  /// not. Never false for a key the filter was built from.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    const binary_fuse_params& p = self().params();
+    if (p.keys == 0) return false;
+    const auto fingerprints = self().fingerprints();
+    const std::uint64_t x = seeded_hash(h, p.seed);
+    std::uint64_t at[4];
+    fuse_positions(x, p.arity, p.segment_length, segment_count_length(), at);
+    F acc = static_cast<F>(fingerprints[at[0]] ^ fingerprints[at[1]] ^ fingerprints[at[2]]);
+    if (p.arity == 4) acc = static_cast<F>(acc ^ fingerprints[at[3]]);
+    return acc == fuse_fingerprint<F>(x);
   }
-  require(std::has_single_bit(p.segment_length) && p.segment_length >= 4 && p.segment_length <= (1U << 18),
-          errc::invalid_argument,
-          name + ": segment_length must be a power of two in [4, 2^18], got " + std::to_string(p.segment_length));
-  require(p.segment_count >= 1, errc::invalid_argument, name + ": segment_count must be at least 1");
-  require(p.array_length() < (std::uint64_t{1} << 32), errc::invalid_argument,
-          name + ": more than 2^32 slots is not supported");
+
+  /// The batch core: computes the slots of a window of hashes ahead and
+  /// prefetches them, so their cache misses overlap.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    const binary_fuse_params& p = self().params();
+    if (p.keys == 0) {
+      std::fill(out, out + n, false);
+      return;
+    }
+    const auto fingerprints = self().fingerprints();
+    constexpr std::size_t window = 8;
+    const auto fetch = [&](std::uint64_t h) {
+      std::uint64_t at[4];
+      fuse_positions(seeded_hash(h, p.seed), p.arity, p.segment_length, segment_count_length(), at);
+      for (std::uint32_t i = 0; i < p.arity; ++i) prefetch(&fingerprints[at[i]]);
+    };
+    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hash_at(i));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) fetch(hash_at(i + window));
+      out[i] = may_contain_hash(hash_at(i));
+    }
+  }
+
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint32_t arity() const noexcept { return self().params().arity; }
+  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return sizeof(F) * 8; }
+  /// The FPR exponent: 2^-fpr_bits() is the design rate.
+  [[nodiscard]] std::uint32_t fpr_bits() const noexcept { return sizeof(F) * 8; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return self().fingerprints().size() * sizeof(F); }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+  [[nodiscard]] std::uint64_t segment_count_length() const noexcept {
+    return std::uint64_t{self().params().segment_count} * self().params().segment_length;
+  }
+};
+
+/// Throws `code` unless `fingerprints` holds exactly params.array_length() slots.
+inline void require_fuse_payload(const binary_fuse_params& params, std::size_t fingerprints, errc code) {
+  require(fingerprints == params.array_length(), code,
+          "binary_fuse: expected " + std::to_string(params.array_length()) + " fingerprints, got " +
+              std::to_string(fingerprints));
 }
 
 }  // namespace detail
 
 /// A read-only binary fuse filter over borrowed fingerprints (for example a
-/// memory-mapped file). Owns nothing: the fingerprints must outlive it. All
-/// query code lives here; the owning basic_binary_fuse delegates to it.
+/// memory-mapped file). Owns nothing: the fingerprints must outlive it.
+/// Queries are detail::binary_fuse_reader's, shared with basic_binary_fuse.
 template <std::unsigned_integral F>
-class basic_binary_fuse_view {
+class basic_binary_fuse_view : public detail::binary_fuse_reader<basic_binary_fuse_view<F>, F> {
  public:
   using fingerprint_type = F;
 
@@ -177,93 +257,18 @@ class basic_binary_fuse_view {
   basic_binary_fuse_view(const binary_fuse_params& params, std::span<const F> fingerprints)
       : params_(params), fingerprints_(fingerprints) {
     detail::validate<F>(params_);
-    detail::require(fingerprints_.size() == params_.array_length(), errc::corrupt,
-                    "binary_fuse: expected " + std::to_string(params_.array_length()) + " fingerprints, got " +
-                        std::to_string(fingerprints_.size()));
+    detail::require_fuse_payload(params_, fingerprints_.size(), errc::corrupt);
   }
 
   /// For owning filters: no validation (their invariants already hold).
   basic_binary_fuse_view(detail::trusted_t, const binary_fuse_params& params, std::span<const F> fingerprints) noexcept
       : params_(params), fingerprints_(fingerprints) {}
 
-  /// True if the key with hash `h` may be in the set; false means certainly
-  /// not. Never false for a key the filter was built from.
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    if (params_.keys == 0) return false;
-    const std::uint64_t x = detail::seeded_hash(h, params_.seed);
-    std::uint64_t p[4];
-    detail::fuse_positions(x, params_.arity, params_.segment_length, segment_count_length(), p);
-    F acc = static_cast<F>(fingerprints_[p[0]] ^ fingerprints_[p[1]] ^ fingerprints_[p[2]]);
-    if (params_.arity == 4) acc = static_cast<F>(acc ^ fingerprints_[p[3]]);
-    return acc == detail::fuse_fingerprint<F>(x);
-  }
-
-  /// may_contain_hash of the key's hash under this filter's hash_spec.
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
-  }
-
-  /// out[i] = may_contain_hash(hashes[i]). Computes the slots of a window of
-  /// hashes ahead and prefetches them, so their cache misses overlap. Throws
-  /// errc::invalid_argument if the sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::require(hashes.size() == out.size(), errc::invalid_argument,
-                    "binary_fuse: may_contain_many needs as many outputs as hashes");
-    if (params_.keys == 0) {
-      std::fill(out.begin(), out.end(), false);
-      return;
-    }
-    constexpr std::size_t window = 8;
-    const std::size_t n = hashes.size();
-    const auto fetch = [&](std::uint64_t h) {
-      std::uint64_t p[4];
-      detail::fuse_positions(detail::seeded_hash(h, params_.seed), params_.arity, params_.segment_length,
-                             segment_count_length(), p);
-      for (std::uint32_t i = 0; i < params_.arity; ++i) detail::prefetch(&fingerprints_[p[i]]);
-    };
-    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hashes[i]);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) fetch(hashes[i + window]);
-      out[i] = may_contain_hash(hashes[i]);
-    }
-  }
-
   [[nodiscard]] const binary_fuse_params& params() const noexcept { return params_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  /// Distinct keys stored.
-  [[nodiscard]] std::uint64_t keys() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint32_t arity() const noexcept { return params_.arity; }
   /// The raw payload: array_length() fingerprints, slot 0 first.
   [[nodiscard]] std::span<const F> fingerprints() const noexcept { return fingerprints_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return fingerprints_.size() * sizeof(F); }
-  /// Payload bits per stored key (0 for an empty filter).
-  [[nodiscard]] double bits_per_key() const noexcept {
-    return params_.keys == 0 ? 0.0 : 8.0 * static_cast<double>(size_in_bytes()) / static_cast<double>(params_.keys);
-  }
-  /// The false-positive rate for keys not in the set: 2^-f (0 when empty).
-  [[nodiscard]] double design_fpr() const noexcept {
-    return params_.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8));
-  }
-
-
-  // The state every bloomkit filter reports (DESIGN.md). A static filter
-  // knows its set exactly: capacity, inserted and the cardinality are the
-  // stored key count, the FPR is fixed by the fingerprint width, and it is
-  // never saturated.
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return params_.keys; }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(params_.keys); }
-  /// 2^-f, the FPR the layout is built for (also for an empty filter).
-  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(sizeof(F) * 8)); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return false; }
 
  private:
-  [[nodiscard]] std::uint64_t segment_count_length() const noexcept {
-    return std::uint64_t{params_.segment_count} * params_.segment_length;
-  }
-
   binary_fuse_params params_;
   std::span<const F> fingerprints_;
 };
@@ -271,7 +276,7 @@ class basic_binary_fuse_view {
 /// An owning binary fuse filter with F-bit fingerprints (std::uint8_t or
 /// std::uint16_t). Immutable once built.
 template <std::unsigned_integral F>
-class basic_binary_fuse {
+class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>, F> {
   static_assert(std::is_same_v<F, std::uint8_t> || std::is_same_v<F, std::uint16_t>,
                 "binary fuse fingerprints are 8 or 16 bits");
 
@@ -302,36 +307,15 @@ class basic_binary_fuse {
   /// A filter from stored parts (loading). Validates like the view does.
   basic_binary_fuse(const binary_fuse_params& params, std::vector<F> fingerprints)
       : params_(params), fingerprints_(std::move(fingerprints)) {
-    (void)view_type(params_, fingerprints_);
-  }
-
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
+    detail::validate<F>(params_);
+    detail::require_fuse_payload(params_, fingerprints_.size(), errc::corrupt);
   }
 
   /// A read-only view of this filter (valid while it lives).
   [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, fingerprints_); }
 
   [[nodiscard]] const binary_fuse_params& params() const noexcept { return params_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t keys() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint32_t arity() const noexcept { return params_.arity; }
   [[nodiscard]] std::span<const F> fingerprints() const noexcept { return fingerprints_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return fingerprints_.size() * sizeof(F); }
-  // Derived state lives in the view (one definition); see its comments.
-  [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
-  [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return view().capacity(); }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return view().inserted(); }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return view().estimated_cardinality(); }
-  [[nodiscard]] double target_fpr() const noexcept { return view().target_fpr(); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return view().estimated_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
   /// Construction attempts the last build needed (1 = first seed worked).
   [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
 
@@ -462,53 +446,49 @@ using binary_fuse16 = basic_binary_fuse<std::uint16_t>;
 using binary_fuse8_view = basic_binary_fuse_view<std::uint8_t>;
 using binary_fuse16_view = basic_binary_fuse_view<std::uint16_t>;
 
+namespace detail {
+
+/// The query code of the width-erased binary_fuse and binary_fuse_view: one
+/// branch on the width, then the typed reader's code. D provides params()
+/// and typed() (a variant of the typed filters or views).
+template <class D>
+class binary_fuse_any_reader : public static_facade<D> {
+ public:
+  static constexpr const char* kind_name = "binary_fuse";
+
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    return std::visit([h](const auto& f) { return f.may_contain_hash(h); }, self().typed());
+  }
+  /// The batch core of the typed filter inside.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    std::visit([&](const auto& f) { f.test_pipelined(n, hash_at, out); }, self().typed());
+  }
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return self().params().fingerprint_bits; }
+  [[nodiscard]] std::uint32_t fpr_bits() const noexcept { return self().params().fingerprint_bits; }
+  [[nodiscard]] std::uint32_t arity() const noexcept { return self().params().arity; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept {
+    return std::visit([](const auto& f) { return f.size_in_bytes(); }, self().typed());
+  }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
 /// A binary fuse filter of either fingerprint width, chosen at run time (the
 /// type the file format, the CLI and other width-agnostic code hold). Queries
 /// branch once on the width, then run the typed filter's code.
-class binary_fuse_view {
+class binary_fuse_view : public detail::binary_fuse_any_reader<binary_fuse_view> {
  public:
   binary_fuse_view(binary_fuse8_view v) noexcept : impl_(v) {}    // NOLINT: implicit by design
   binary_fuse_view(binary_fuse16_view v) noexcept : impl_(v) {}   // NOLINT: implicit by design
 
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    if (const auto* v8 = std::get_if<binary_fuse8_view>(&impl_)) return v8->may_contain_hash(h);
-    return std::get<binary_fuse16_view>(impl_).may_contain_hash(h);
-  }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, hash()));
-  }
-  /// out[i] = may_contain_hash(hashes[i]); errc::invalid_argument if sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    std::visit([&](const auto& v) { v.may_contain_many(hashes, out); }, impl_);
-  }
   [[nodiscard]] const binary_fuse_params& params() const noexcept {
     return std::visit([](const auto& v) -> const binary_fuse_params& { return v.params(); }, impl_);
   }
-  [[nodiscard]] hash_spec hash() const noexcept { return params().hash; }
-  [[nodiscard]] std::uint64_t keys() const noexcept { return params().keys; }
-  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return params().fingerprint_bits; }
-  [[nodiscard]] std::uint32_t arity() const noexcept { return params().arity; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept {
-    return std::visit([](const auto& v) { return v.size_in_bytes(); }, impl_);
-  }
-  [[nodiscard]] double bits_per_key() const noexcept {
-    return std::visit([](const auto& v) { return v.bits_per_key(); }, impl_);
-  }
-  [[nodiscard]] double design_fpr() const noexcept {
-    return std::visit([](const auto& v) { return v.design_fpr(); }, impl_);
-  }
-  // The state every bloomkit filter reports (DESIGN.md). A static filter
-  // knows its set exactly: capacity, inserted and the cardinality are the
-  // stored key count, the FPR is fixed by the fingerprint width, and it is
-  // never saturated.
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return keys(); }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return keys(); }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(keys()); }
-  /// 2^-f, the FPR the layout is built for (also for an empty filter).
-  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(fingerprint_bits())); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return false; }
   /// The typed view inside (binary_fuse8_view or binary_fuse16_view).
   [[nodiscard]] const std::variant<binary_fuse8_view, binary_fuse16_view>& typed() const noexcept { return impl_; }
 
@@ -518,7 +498,7 @@ class binary_fuse_view {
 
 /// An owning binary fuse filter of either fingerprint width (see
 /// binary_fuse_view). Build one with a width, or wrap a typed filter.
-class binary_fuse {
+class binary_fuse : public detail::binary_fuse_any_reader<binary_fuse> {
  public:
   using view_type = binary_fuse_view;
 
@@ -553,14 +533,6 @@ class binary_fuse {
     return binary_fuse8(params, std::move(fingerprints));
   }
 
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
-  }
   [[nodiscard]] view_type view() const noexcept {
     if (const auto* f8 = std::get_if<binary_fuse8>(&impl_)) return f8->view();
     return std::get<binary_fuse16>(impl_).view();
@@ -568,24 +540,6 @@ class binary_fuse {
   [[nodiscard]] const binary_fuse_params& params() const noexcept {
     return std::visit([](const auto& f) -> const binary_fuse_params& { return f.params(); }, impl_);
   }
-  [[nodiscard]] hash_spec hash() const noexcept { return params().hash; }
-  [[nodiscard]] std::uint64_t keys() const noexcept { return params().keys; }
-  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return params().fingerprint_bits; }
-  [[nodiscard]] std::uint32_t arity() const noexcept { return params().arity; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return view().size_in_bytes(); }
-  [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
-  [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
-  // The state every bloomkit filter reports (DESIGN.md). A static filter
-  // knows its set exactly: capacity, inserted and the cardinality are the
-  // stored key count, the FPR is fixed by the fingerprint width, and it is
-  // never saturated.
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return keys(); }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return keys(); }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(keys()); }
-  /// 2^-f, the FPR the layout is built for (also for an empty filter).
-  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(fingerprint_bits())); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return false; }
   /// The typed filter inside (binary_fuse8 or binary_fuse16).
   [[nodiscard]] const std::variant<binary_fuse8, binary_fuse16>& typed() const noexcept { return impl_; }
 
@@ -599,5 +553,33 @@ class binary_fuse {
 
   std::variant<binary_fuse8, binary_fuse16> impl_;
 };
+
+/// binary_fuse's facts (filter.hpp): static, FPR 2^-8 or 2^-16 by width.
+template <>
+struct kind_traits<binary_fuse> {
+  static constexpr filter_kind kind = filter_kind::binary_fuse;
+  static constexpr hash_spec default_hash{};
+  static constexpr bool is_static = true;
+  static constexpr bool grows = false;
+  /// The lowest FPR a width reaches: 2^-16.
+  static constexpr double min_fpr = 1.0 / 65536;
+  /// The fingerprint width for `target_fpr` (fpr_rule::binary_fuse_bits).
+  static std::uint32_t fpr_bits(double target_fpr) noexcept { return fpr_rule::binary_fuse_bits(target_fpr); }
+  /// A filter over `hashes` whose FPR is at or below target_fpr (>= min_fpr).
+  static binary_fuse build(std::span<const std::uint64_t> hashes, double target_fpr, hash_spec hash) {
+    binary_fuse_options options;
+    options.hash = hash;
+    return binary_fuse(hashes, fpr_bits(target_fpr), options);
+  }
+};
+template <>
+struct kind_traits<binary_fuse_view> : kind_traits<binary_fuse> {};
+template <std::unsigned_integral F>
+struct kind_traits<basic_binary_fuse<F>> : kind_traits<binary_fuse> {};
+template <std::unsigned_integral F>
+struct kind_traits<basic_binary_fuse_view<F>> : kind_traits<binary_fuse> {};
+
+static_assert(owning_filter<binary_fuse> && filter<binary_fuse_view>);
+static_assert(owning_filter<binary_fuse8> && owning_filter<binary_fuse16>);
 
 }  // namespace bloomkit

@@ -22,7 +22,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "bloomkit/detail/block_filter.hpp"
+#include "bloomkit/block_filter.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/detail/simd.hpp"
 
 namespace bloomkit {
@@ -212,5 +213,18 @@ struct cache_line_policy {
 using blocked_bloom = block_filter<detail::cache_line_policy>;
 /// Read-only blocked_bloom over borrowed blocks (e.g. a mapped file).
 using blocked_bloom_view = block_filter_view<detail::cache_line_policy>;
+
+/// blocked_bloom's facts (filter.hpp).
+template <>
+struct kind_traits<blocked_bloom> {
+  static constexpr filter_kind kind = filter_kind::blocked_bloom;
+  static constexpr hash_spec default_hash = detail::cache_line_policy::default_hash;
+  static constexpr bool is_static = false;
+  static constexpr bool grows = false;
+};
+template <>
+struct kind_traits<blocked_bloom_view> : kind_traits<blocked_bloom> {};
+
+static_assert(incremental_filter<blocked_bloom> && filter<blocked_bloom_view>);
 
 }  // namespace bloomkit

@@ -46,7 +46,9 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/facade.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/standard_bloom.hpp"
@@ -89,15 +91,15 @@ constexpr std::uint32_t get_counter(std::span<const std::uint64_t> words, std::u
   return static_cast<std::uint32_t>((words[i >> 4] >> ((i & 15) * 4)) & 0xF);
 }
 
-inline void validate(const counting_bloom_params& p) {
-  require(p.counters >= 1 && p.counters <= max_counters, errc::invalid_argument,
-          "counting_bloom: counters must be in [1, 2^40], got " + std::to_string(p.counters));
-  require(p.k >= 1 && p.k <= 64, errc::invalid_argument,
-          "counting_bloom: k must be in [1, 64], got " + std::to_string(p.k));
-  require(p.capacity >= 1, errc::invalid_argument, "counting_bloom: capacity must be at least 1");
-  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          "counting_bloom: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, "counting_bloom: unknown hash algorithm");
+/// The one domain check of counting_bloom_params (constructors, views and
+/// the codec; see param_check).
+inline void validate(const counting_bloom_params& p, const param_check& check = {"counting_bloom"}) {
+  check(p.counters >= 1 && p.counters <= max_counters, "counters",
+        "= " + std::to_string(p.counters) + " is not in [1, 2^40]");
+  check(p.k >= 1 && p.k <= 64, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
+  check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
 }
 
 inline void require_same_shape(const counting_bloom_params& a, const counting_bloom_params& b,
@@ -134,62 +136,55 @@ struct counting_probe_set {
   }
 };
 
-struct trusted_counting_t {
-  explicit trusted_counting_t() = default;
-};
+/// Throws `code` unless `words` is a counting filter's payload for `p`:
+/// exactly ceil(counters / 16) words with the nibbles past m zero.
+inline void require_counting_payload(const counting_bloom_params& p, std::span<const std::uint64_t> words,
+                                     errc code) {
+  const std::uint64_t expected = words_for_counters(p.counters);
+  require(words.size() == expected, code,
+          "counting_bloom: expected " + std::to_string(expected) + " words for " + std::to_string(p.counters) +
+              " counters, got " + std::to_string(words.size()));
+  const unsigned tail = static_cast<unsigned>(p.counters % 16);
+  require(tail == 0 || (words.back() >> (4 * tail)) == 0, code,
+          "counting_bloom: counters past the end of the filter are non-zero");
+}
 
-}  // namespace detail
-
-/// A read-only counting filter over borrowed 64-bit words (16 counters per
-/// word, see the header comment), e.g. a memory-mapped file. Holds all query
-/// and statistics code; the words must outlive it.
-class counting_bloom_view {
+/// The query and statistics code of a counting filter, shared by
+/// counting_bloom and counting_bloom_view (detail/facade.hpp). D provides
+/// params(), words() and inserted().
+template <class D>
+class counting_bloom_reader : public query_facade<D> {
  public:
-  /// Views `words` (exactly ceil(counters / 16) of them, the nibbles past m
-  /// zero) as a filter with `params`; `inserted` is the net insert count.
-  /// Throws bloomkit::error (invalid_argument or corrupt) when they disagree.
-  counting_bloom_view(const counting_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted)
-      : params_(params), words_(words), inserted_(inserted) {
-    detail::validate(params_);
-    const std::uint64_t expected = detail::words_for_counters(params_.counters);
-    detail::require(words_.size() == expected, errc::corrupt,
-                    "counting_bloom: expected " + std::to_string(expected) + " words for " +
-                        std::to_string(params_.counters) + " counters, got " + std::to_string(words_.size()));
-    const unsigned tail = static_cast<unsigned>(params_.counters % 16);
-    detail::require(tail == 0 || (words_.back() >> (4 * tail)) == 0, errc::corrupt,
-                    "counting_bloom: counters past the end of the filter are non-zero");
-  }
-  /// For owning filters: no validation (their invariants already hold).
-  counting_bloom_view(detail::trusted_counting_t, const counting_bloom_params& params,
-                      std::span<const std::uint64_t> words, std::uint64_t inserted) noexcept
-      : params_(params), words_(words), inserted_(inserted) {}
+  static constexpr const char* kind_name = "counting_bloom";
 
   /// True if the key with hash `h` may be present; false means certainly not
   /// (some counter of it is zero). Stops at the first zero counter.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    detail::standard_probes probes(h, params_.counters);
-    for (std::uint32_t i = 0; i < params_.k; ++i) {
-      if (detail::get_counter(words_, probes.next()) == 0) return false;
+    standard_probes probes(h, self().params().counters);
+    for (std::uint32_t i = 0; i < self().params().k; ++i) {
+      if (get_counter(self().words(), probes.next()) == 0) return false;
     }
     return true;
   }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
+
+  /// The batch core: out[i] = may_contain_hash(hash_at(i)), prefetching each
+  /// key's first counter a window ahead.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    constexpr std::size_t window = 16;
+    const auto words = self().words();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) prefetch(&words[reduce64(hash_at(i + window), self().params().counters) >> 4]);
+      out[i] = may_contain_hash(hash_at(i));
+    }
   }
 
-  /// out[i] = may_contain_hash(hashes[i]); prefetches each key's first
-  /// counter a window ahead. Throws errc::invalid_argument if sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::require(hashes.size() == out.size(), errc::invalid_argument,
-                    "counting_bloom: may_contain_many needs as many outputs as hashes");
-    constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) detail::prefetch(&words_[detail::reduce64(hashes[i + window], params_.counters) >> 4]);
-      out[i] = may_contain_hash(hashes[i]);
-    }
+  /// Appends the k counter indices (in [0, counters())) the key with hash
+  /// `h` touches, in probe order: the probes of a standard filter of the
+  /// same m and k (repeats possible).
+  void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
+    standard_probes probes(h, self().params().counters);
+    for (std::uint32_t i = 0; i < self().params().k; ++i) out.push_back(probes.next());
   }
 
   /// An upper bound on how many times the key with hash `h` is present (the
@@ -198,40 +193,35 @@ class counting_bloom_view {
   /// certainly absent. A result of 15 means "15 or more": a saturated
   /// counter no longer bounds anything.
   [[nodiscard]] std::uint32_t count_estimate_hash(std::uint64_t h) const noexcept {
-    const detail::counting_probe_set set(h, params_.counters, params_.k);
-    std::uint32_t best = detail::counter_max;
+    const counting_probe_set set(h, self().params().counters, self().params().k);
+    std::uint32_t best = counter_max;
     for (std::uint32_t i = 0; i < set.k; ++i) {
       if (set.times[i] == 0) continue;
-      const std::uint32_t c = detail::get_counter(words_, set.index[i]);
-      if (c == detail::counter_max) continue;
+      const std::uint32_t c = get_counter(self().words(), set.index[i]);
+      if (c == counter_max) continue;
       best = std::min(best, c / set.times[i]);
     }
     return best;
   }
   template <key K>
   [[nodiscard]] std::uint32_t count_estimate(const K& k) const {
-    return count_estimate_hash(hash_key(k, params_.hash));
+    return count_estimate_hash(hash_key(k, self().params().hash));
   }
 
   /// The value of counter i in [0, 15]. Precondition: i < counters().
-  [[nodiscard]] std::uint32_t counter(std::uint64_t i) const noexcept { return detail::get_counter(words_, i); }
+  [[nodiscard]] std::uint32_t counter(std::uint64_t i) const noexcept { return get_counter(self().words(), i); }
 
-  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t counters() const noexcept { return params_.counters; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  /// Net insert count: insert calls (merges add) minus removes that were
-  /// accepted. Duplicates count.
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t counters() const noexcept { return self().params().counters; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return self().params().k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return self().params().capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return self().params().target_fpr; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return self().words().size() * sizeof(std::uint64_t); }
 
   /// Counters that are not zero (the bits a standard filter would have set). O(size).
   [[nodiscard]] std::uint64_t nonzero_counters() const noexcept {
     std::uint64_t total = 0;
-    for (const std::uint64_t w : words_) {
+    for (const std::uint64_t w : self().words()) {
       // Fold each nibble to its lowest bit: set iff the nibble is non-zero.
       const std::uint64_t any = (w | (w >> 1) | (w >> 2) | (w >> 3)) & 0x1111111111111111ULL;
       total += static_cast<std::uint64_t>(std::popcount(any));
@@ -241,7 +231,7 @@ class counting_bloom_view {
   /// Counters stuck at 15: their keys can no longer be fully removed. O(size).
   [[nodiscard]] std::uint64_t saturated_counters() const noexcept {
     std::uint64_t total = 0;
-    for (const std::uint64_t w : words_) {
+    for (const std::uint64_t w : self().words()) {
       const std::uint64_t all = w & (w >> 1) & (w >> 2) & (w >> 3) & 0x1111111111111111ULL;
       total += static_cast<std::uint64_t>(std::popcount(all));
     }
@@ -249,27 +239,27 @@ class counting_bloom_view {
   }
   /// Fraction of non-zero counters, in [0, 1].
   [[nodiscard]] double fill_ratio() const noexcept {
-    return static_cast<double>(nonzero_counters()) / static_cast<double>(params_.counters);
+    return static_cast<double>(nonzero_counters()) / static_cast<double>(self().params().counters);
   }
   /// Distinct keys present, estimated from the non-zero counters (Swamidass
   /// and Baldi 2007); +infinity when every counter is non-zero.
   [[nodiscard]] double estimated_cardinality() const {
-    return sizing::cardinality_from_bits(static_cast<double>(params_.counters), params_.k,
+    return sizing::cardinality_from_bits(static_cast<double>(self().params().counters), self().params().k,
                                          static_cast<double>(nonzero_counters()));
   }
   /// FPR for the counters now, (non-zero fraction)^k; follows the fill past
   /// capacity and falls again as keys are removed.
-  [[nodiscard]] double estimated_fpr() const { return sizing::fpr_from_fill(fill_ratio(), params_.k); }
+  [[nodiscard]] double estimated_fpr() const { return sizing::fpr_from_fill(fill_ratio(), self().params().k); }
   /// The classic formula at the design point (capacity keys).
   [[nodiscard]] double design_fpr() const {
-    return sizing::classic_fpr(static_cast<double>(params_.counters), static_cast<double>(params_.capacity),
-                               params_.k);
+    return sizing::classic_fpr(static_cast<double>(self().params().counters), static_cast<double>(self().params().capacity),
+                               self().params().k);
   }
   /// Past design capacity: the net insert count is above capacity and the
   /// counters confirm more distinct keys than capacity beyond the estimate's
   /// noise (sizing::past_capacity). Removing keys can clear it again.
   [[nodiscard]] bool saturated() const {
-    return inserted_ > params_.capacity && sizing::past_capacity(estimated_cardinality(), params_.capacity);
+    return self().inserted() > self().params().capacity && sizing::past_capacity(estimated_cardinality(), self().params().capacity);
   }
 
   /// The standard_bloom a standard filter with the same m, k, hash and design
@@ -277,17 +267,48 @@ class counting_bloom_view {
   /// For shipping a filter that no longer needs deletion at a quarter of the
   /// size; inserted() carries over.
   [[nodiscard]] standard_bloom to_standard_bloom() const {
-    std::vector<std::uint64_t> bits(detail::words_for_bits(params_.counters), 0);
-    for (std::size_t w = 0; w < words_.size(); ++w) {
-      const std::uint64_t any = (words_[w] | (words_[w] >> 1) | (words_[w] >> 2) | (words_[w] >> 3));
+    std::vector<std::uint64_t> bits(words_for_bits(self().params().counters), 0);
+    for (std::size_t w = 0; w < self().words().size(); ++w) {
+      const std::uint64_t any = (self().words()[w] | (self().words()[w] >> 1) | (self().words()[w] >> 2) | (self().words()[w] >> 3));
       std::uint64_t packed = 0;
       for (unsigned j = 0; j < 16; ++j) packed |= ((any >> (4 * j)) & 1) << j;  // 16 counters -> 16 bits
       bits[w / 4] |= packed << (16 * (w % 4));
     }
     return standard_bloom(
-        standard_bloom_params{params_.counters, params_.k, params_.capacity, params_.target_fpr, params_.hash},
-        std::move(bits), inserted_);
+        standard_bloom_params{self().params().counters, self().params().k, self().params().capacity, self().params().target_fpr, self().params().hash},
+        std::move(bits), self().inserted());
   }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
+/// A read-only counting filter over borrowed 64-bit words (16 counters per
+/// word, see the header comment), e.g. a memory-mapped file. Queries and
+/// statistics are detail::counting_bloom_reader's; the words must outlive it.
+class counting_bloom_view : public detail::counting_bloom_reader<counting_bloom_view> {
+ public:
+  /// Views `words` (exactly ceil(counters / 16) of them, the nibbles past m
+  /// zero) as a filter with `params`; `inserted` is the net insert count.
+  /// Throws bloomkit::error (invalid_argument or corrupt) when they disagree.
+  counting_bloom_view(const counting_bloom_params& params, std::span<const std::uint64_t> words,
+                      std::uint64_t inserted)
+      : params_(params), words_(words), inserted_(inserted) {
+    detail::validate(params_);
+    detail::require_counting_payload(params_, words_, errc::corrupt);
+  }
+  /// For owning filters: no validation (their invariants already hold).
+  counting_bloom_view(detail::trusted_t, const counting_bloom_params& params, std::span<const std::uint64_t> words,
+                      std::uint64_t inserted) noexcept
+      : params_(params), words_(words), inserted_(inserted) {}
+
+  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  /// Net insert count: insert calls (merges add) minus removes that were
+  /// accepted. Duplicates count.
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
 
  private:
   counting_bloom_params params_;
@@ -297,7 +318,8 @@ class counting_bloom_view {
 
 /// An owning counting Bloom filter (see the header comment for the layout and
 /// the counter invariants). Four bits per counter: 4x a standard filter.
-class counting_bloom {
+class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
+                       public detail::insert_facade<counting_bloom> {
  public:
   using view_type = counting_bloom_view;
 
@@ -317,7 +339,8 @@ class counting_bloom {
   /// A filter from existing words (loading); validated like a view.
   counting_bloom(const counting_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted)
       : params_(params), words_(std::move(words)), inserted_(inserted) {
-    (void)counting_bloom_view(params_, words_, inserted_);
+    detail::validate(params_);
+    detail::require_counting_payload(params_, words_, errc::corrupt);
   }
 
   /// The parameters a (capacity, target_fpr) construction chooses: those of
@@ -333,19 +356,15 @@ class counting_bloom {
     for (std::uint32_t i = 0; i < params_.k; ++i) increment(probes.next());
     ++inserted_;
   }
-  template <key K>
-  void insert(const K& k) {
-    insert_hash(hash_key(k, params_.hash));
-  }
   /// Adds every hash; prefetches each key's first counter a window ahead.
-  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
+  template <class HashAt>
+  void insert_pipelined(std::size_t n, HashAt hash_at) {
     constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
     for (std::size_t i = 0; i < n; ++i) {
       if (i + window < n) {
-        detail::prefetch_for_write(&words_[detail::reduce64(hashes[i + window], params_.counters) >> 4]);
+        detail::prefetch_for_write(&words_[detail::reduce64(hash_at(i + window), params_.counters) >> 4]);
       }
-      insert_hash(hashes[i]);
+      insert_hash(hash_at(i));
     }
   }
 
@@ -371,21 +390,6 @@ class counting_bloom {
     return remove_hash(hash_key(k, params_.hash));
   }
 
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
-  }
-  [[nodiscard]] std::uint32_t count_estimate_hash(std::uint64_t h) const noexcept {
-    return view().count_estimate_hash(h);
-  }
-  template <key K>
-  [[nodiscard]] std::uint32_t count_estimate(const K& k) const {
-    return view().count_estimate(k);
-  }
 
   /// Multiset union: counter-wise addition saturating at 15. Throws
   /// errc::mismatch (naming the field) unless counters, k and hash_spec are
@@ -424,27 +428,12 @@ class counting_bloom {
   }
 
   [[nodiscard]] counting_bloom_view view() const noexcept {
-    return counting_bloom_view(detail::trusted_counting_t{}, params_, words_, inserted_);
+    return counting_bloom_view(detail::trusted, params_, words_, inserted_);
   }
-  [[nodiscard]] standard_bloom to_standard_bloom() const { return view().to_standard_bloom(); }
 
-  [[nodiscard]] std::uint32_t counter(std::uint64_t i) const noexcept { return get(i); }
   [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t counters() const noexcept { return params_.counters; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t nonzero_counters() const noexcept { return view().nonzero_counters(); }
-  [[nodiscard]] std::uint64_t saturated_counters() const noexcept { return view().saturated_counters(); }
-  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
-  [[nodiscard]] double estimated_cardinality() const { return view().estimated_cardinality(); }
-  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
-  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
-  [[nodiscard]] bool saturated() const { return view().saturated(); }
 
  private:
   [[nodiscard]] std::uint32_t get(std::uint64_t i) const noexcept { return detail::get_counter(words_, i); }
@@ -474,5 +463,18 @@ class counting_bloom {
   std::vector<std::uint64_t> words_;
   std::uint64_t inserted_ = 0;
 };
+
+/// counting_bloom's facts (filter.hpp).
+template <>
+struct kind_traits<counting_bloom> {
+  static constexpr filter_kind kind = filter_kind::counting_bloom;
+  static constexpr hash_spec default_hash = hash_spec{};
+  static constexpr bool is_static = false;
+  static constexpr bool grows = false;
+};
+template <>
+struct kind_traits<counting_bloom_view> : kind_traits<counting_bloom> {};
+
+static_assert(incremental_filter<counting_bloom> && filter<counting_bloom_view>);
 
 }  // namespace bloomkit

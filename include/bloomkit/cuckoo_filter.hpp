@@ -63,7 +63,9 @@
 
 #include "bloomkit/counting_bloom.hpp"  // remove_result
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/facade.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 
 namespace bloomkit {
@@ -213,175 +215,195 @@ constexpr std::uint64_t cuckoo_with_slot(std::uint64_t bucket, std::uint32_t j, 
   return (bucket & ~lane) | (static_cast<std::uint64_t>(fp) << (j * f));
 }
 
-struct trusted_cuckoo_t {
-  explicit trusted_cuckoo_t() = default;
-};
-
-}  // namespace detail
-
-/// A read-only cuckoo filter over borrowed words (the table as described in
-/// the header comment, one padding word at the end), e.g. a memory-mapped
-/// file. Holds all query and statistics code; the words must outlive it.
-class cuckoo_filter_view {
- public:
-  /// Views `words` (exactly cuckoo_words_for(buckets, f) of them, bits past
-  /// the table zero) with `params`; `stored` is the number of fingerprints
-  /// held (table plus victim). Throws bloomkit::error (invalid_argument or
-  /// corrupt) when they disagree, including a stored count that differs from
-  /// the occupied slots, or a victim with a fingerprint out of range.
-  cuckoo_filter_view(const cuckoo_filter_params& params, std::span<const std::uint64_t> words,
-                     std::uint64_t stored, cuckoo_victim victim)
-      : params_(params), words_(words), stored_(stored), victim_(victim) {
-    detail::validate(params_);
-    const std::uint64_t expected = detail::cuckoo_words_for(params_.buckets, params_.fingerprint_bits);
-    detail::require(words_.size() == expected, errc::corrupt,
-                    "cuckoo_filter: expected " + std::to_string(expected) + " words for " +
-                        std::to_string(params_.buckets) + " buckets, got " + std::to_string(words_.size()));
-    const std::uint64_t table_bits = params_.buckets * detail::cuckoo_slots * params_.fingerprint_bits;
-    const std::uint64_t last = table_bits / 64;  // first word holding bits past the table
-    const unsigned used = static_cast<unsigned>(table_bits % 64);
-    detail::require(used == 0 || (words_[last] >> used) == 0, errc::corrupt,
-                    "cuckoo_filter: bits past the end of the table are non-zero");
-    for (std::uint64_t w = last + (used != 0); w < words_.size(); ++w) {
-      detail::require(words_[w] == 0, errc::corrupt, "cuckoo_filter: bits past the end of the table are non-zero");
-    }
-    const std::uint32_t fp_max = (std::uint32_t{1} << params_.fingerprint_bits) - 1;
-    detail::require(victim_.fingerprint <= fp_max && (victim_.fingerprint != 0 || victim_.bucket == 0) &&
-                        victim_.bucket < params_.buckets,
-                    errc::corrupt, "cuckoo_filter: the victim slot is out of range");
-    detail::require(occupied_slots() + (victim_.fingerprint != 0) == stored_, errc::corrupt,
-                    "cuckoo_filter: the stored count disagrees with the occupied slots");
+/// Throws `code` unless `words` is a cuckoo table for `p` with `stored`
+/// fingerprints and this victim slot: exactly cuckoo_words_for(m, f) words,
+/// every bit past the table zero, the victim in range, and the stored count
+/// equal to the occupied slots plus the victim.
+inline void require_cuckoo_payload(const cuckoo_filter_params& p, std::span<const std::uint64_t> words,
+                                   std::uint64_t stored, const cuckoo_victim& victim, errc code) {
+  const std::uint64_t expected = cuckoo_words_for(p.buckets, p.fingerprint_bits);
+  require(words.size() == expected, code,
+          "cuckoo_filter: expected " + std::to_string(expected) + " words for " + std::to_string(p.buckets) +
+              " buckets, got " + std::to_string(words.size()));
+  const std::uint64_t table_bits = p.buckets * cuckoo_slots * p.fingerprint_bits;
+  const std::uint64_t last = table_bits / 64;  // the word holding the table's end
+  const unsigned used = static_cast<unsigned>(table_bits % 64);
+  require(used == 0 || (words[last] >> used) == 0, code, "cuckoo_filter: bits past the end of the table are non-zero");
+  for (std::uint64_t w = last + (used != 0); w < words.size(); ++w) {
+    require(words[w] == 0, code, "cuckoo_filter: bits past the end of the table are non-zero");
   }
-  /// For owning filters: no validation (their invariants already hold).
-  cuckoo_filter_view(detail::trusted_cuckoo_t, const cuckoo_filter_params& params,
-                     std::span<const std::uint64_t> words, std::uint64_t stored, cuckoo_victim victim) noexcept
-      : params_(params), words_(words), stored_(stored), victim_(victim) {}
+  const std::uint32_t fp_max = (std::uint32_t{1} << p.fingerprint_bits) - 1;
+  require(victim.fingerprint <= fp_max && (victim.fingerprint != 0 || victim.bucket == 0) && victim.bucket < p.buckets,
+          code, "cuckoo_filter: the victim slot is out of range");
+  std::uint64_t occupied = 0;
+  for (std::uint64_t i = 0; i < p.buckets; ++i) {
+    const std::uint64_t b = cuckoo_load_bucket(words.data(), i, p.fingerprint_bits);
+    for (std::uint32_t j = 0; j < cuckoo_slots; ++j) occupied += cuckoo_slot(b, j, p.fingerprint_bits) != 0;
+  }
+  require(occupied + (victim.fingerprint != 0) == stored, code,
+          "cuckoo_filter: the stored count disagrees with the occupied slots");
+}
+
+/// The query and statistics code of a cuckoo filter, shared by
+/// cuckoo_filter and cuckoo_filter_view (detail/facade.hpp). D provides
+/// params(), words(), inserted() and victim().
+template <class D>
+class cuckoo_reader : public query_facade<D> {
+ public:
+  static constexpr const char* kind_name = "cuckoo_filter";
 
   /// True if the key with hash `h` may be present; false means certainly
-  /// not. Reads two buckets (8 slots) and the victim slot, no branches per slot.
+  /// not. Reads two buckets (8 slots) and the victim slot, no branch per slot.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    const auto a = detail::cuckoo_address_of(h, params_.buckets, params_.fingerprint_bits);
-    return contains(a);
-  }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
+    return contains(cuckoo_address_of(h, self().params().buckets, self().params().fingerprint_bits));
   }
 
-  /// out[i] = may_contain_hash(hashes[i]); prefetches both buckets a window
-  /// ahead. Throws errc::invalid_argument if sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::require(hashes.size() == out.size(), errc::invalid_argument,
-                    "cuckoo_filter: may_contain_many needs as many outputs as hashes");
+  /// The batch core: out[i] = may_contain_hash(hash_at(i)), prefetching both
+  /// buckets a window ahead.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
     constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) prefetch_buckets(hashes[i + window], false);
-      out[i] = may_contain_hash(hashes[i]);
+      if (i + window < n) prefetch_buckets(hash_at(i + window), false);
+      out[i] = may_contain_hash(hash_at(i));
     }
   }
 
   /// How many copies of the key's fingerprint sit in its two buckets and the
   /// victim slot: an upper bound on its multiplicity (colliding keys add).
   [[nodiscard]] std::uint32_t count_estimate_hash(std::uint64_t h) const noexcept {
-    const auto a = detail::cuckoo_address_of(h, params_.buckets, params_.fingerprint_bits);
-    const std::uint32_t f = params_.fingerprint_bits;
+    const std::uint32_t f = self().params().fingerprint_bits;
+    const auto a = cuckoo_address_of(h, self().params().buckets, f);
+    const std::uint64_t* words = self().words().data();
     std::uint32_t n = 0;
-    const std::uint64_t b1 = detail::cuckoo_load_bucket(words_.data(), a.first, f);
-    for (std::uint32_t j = 0; j < detail::cuckoo_slots; ++j) n += detail::cuckoo_slot(b1, j, f) == a.fingerprint;
+    const std::uint64_t b1 = cuckoo_load_bucket(words, a.first, f);
+    for (std::uint32_t j = 0; j < cuckoo_slots; ++j) n += cuckoo_slot(b1, j, f) == a.fingerprint;
     if (a.second != a.first) {
-      const std::uint64_t b2 = detail::cuckoo_load_bucket(words_.data(), a.second, f);
-      for (std::uint32_t j = 0; j < detail::cuckoo_slots; ++j) n += detail::cuckoo_slot(b2, j, f) == a.fingerprint;
+      const std::uint64_t b2 = cuckoo_load_bucket(words, a.second, f);
+      for (std::uint32_t j = 0; j < cuckoo_slots; ++j) n += cuckoo_slot(b2, j, f) == a.fingerprint;
     }
-    n += victim_matches(a);
-    return n;
+    return n + victim_matches(a);
   }
   template <key K>
   [[nodiscard]] std::uint32_t count_estimate(const K& k) const {
-    return count_estimate_hash(hash_key(k, params_.hash));
+    return count_estimate_hash(hash_key(k, self().params().hash));
   }
 
-  [[nodiscard]] const cuckoo_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t buckets() const noexcept { return params_.buckets; }
-  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return params_.fingerprint_bits; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  /// Fingerprints held (table and victim slot): inserts minus removes.
-  /// Exact, duplicates included.
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return stored_; }
-  [[nodiscard]] cuckoo_victim victim() const noexcept { return victim_; }
+  /// The two buckets of the key with hash `h` (for pictures and teaching).
+  void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
+    const auto a = cuckoo_address_of(h, self().params().buckets, self().params().fingerprint_bits);
+    out.push_back(a.first);
+    out.push_back(a.second);
+  }
+
+  [[nodiscard]] std::uint64_t buckets() const noexcept { return self().params().buckets; }
+  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return self().params().fingerprint_bits; }
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return self().params().capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return self().params().target_fpr; }
   /// Slots in the table (4 m).
-  [[nodiscard]] std::uint64_t slots() const noexcept { return params_.buckets * detail::cuckoo_slots; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t slots() const noexcept { return self().params().buckets * cuckoo_slots; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return self().words().size() * sizeof(std::uint64_t); }
   /// Memory per stored key, in bits (size_in_bytes over inserted()); infinity when empty.
   [[nodiscard]] double bits_per_key() const noexcept {
-    return static_cast<double>(size_in_bytes()) * 8.0 / static_cast<double>(stored_);
+    return static_cast<double>(size_in_bytes()) * 8.0 / static_cast<double>(self().inserted());
   }
-
   /// Non-empty table slots, counted. O(size).
   [[nodiscard]] std::uint64_t occupied_slots() const noexcept {
+    const std::uint32_t f = self().params().fingerprint_bits;
     std::uint64_t n = 0;
-    const std::uint32_t f = params_.fingerprint_bits;
-    for (std::uint64_t i = 0; i < params_.buckets; ++i) {
-      const std::uint64_t b = detail::cuckoo_load_bucket(words_.data(), i, f);
-      for (std::uint32_t j = 0; j < detail::cuckoo_slots; ++j) n += detail::cuckoo_slot(b, j, f) != 0;
+    for (std::uint64_t i = 0; i < self().params().buckets; ++i) {
+      const std::uint64_t b = cuckoo_load_bucket(self().words().data(), i, f);
+      for (std::uint32_t j = 0; j < cuckoo_slots; ++j) n += cuckoo_slot(b, j, f) != 0;
     }
     return n;
   }
   /// Load factor alpha: stored fingerprints over table slots, in [0, 1]
   /// (the victim slot counts as a key, not as a slot).
   [[nodiscard]] double load_factor() const noexcept {
-    return std::min(1.0, static_cast<double>(stored_) / static_cast<double>(slots()));
+    return std::min(1.0, static_cast<double>(self().inserted()) / static_cast<double>(slots()));
   }
   /// For the common state API: the load factor.
   [[nodiscard]] double fill_ratio() const noexcept { return load_factor(); }
   /// Keys held, exactly (duplicates included): the stored count.
-  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(stored_); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(self().inserted()); }
   /// FPR at the load now: 1 - (1 - 1/(2^f - 1))^(8 alpha) (see the header).
-  [[nodiscard]] double estimated_fpr() const noexcept {
-    return detail::cuckoo_fpr(load_factor(), params_.fingerprint_bits);
-  }
+  [[nodiscard]] double estimated_fpr() const noexcept { return cuckoo_fpr(load_factor(), self().params().fingerprint_bits); }
   /// FPR at the design capacity's load.
   [[nodiscard]] double design_fpr() const noexcept {
-    return detail::cuckoo_fpr(static_cast<double>(params_.capacity) / static_cast<double>(slots()),
-                              params_.fingerprint_bits);
+    return cuckoo_fpr(static_cast<double>(self().params().capacity) / static_cast<double>(slots()),
+                      self().params().fingerprint_bits);
   }
   /// The bound at 100 % load, 1 - (1 - 1/(2^f - 1))^8 ~ 2b / 2^f.
-  [[nodiscard]] double full_load_fpr() const noexcept { return detail::cuckoo_fpr(1.0, params_.fingerprint_bits); }
+  [[nodiscard]] double full_load_fpr() const noexcept { return cuckoo_fpr(1.0, self().params().fingerprint_bits); }
   /// Full: the victim slot is taken, so the next insert returns
   /// insert_result::full (a remove makes room again).
-  [[nodiscard]] bool full() const noexcept { return victim_.fingerprint != 0; }
+  [[nodiscard]] bool full() const noexcept { return self().victim().fingerprint != 0; }
   /// For the common state API: full, or more keys than the design capacity.
-  [[nodiscard]] bool saturated() const noexcept { return full() || stored_ > params_.capacity; }
+  [[nodiscard]] bool saturated() const noexcept { return full() || self().inserted() > self().params().capacity; }
 
- private:
-  friend class cuckoo_filter;
-
-  [[nodiscard]] bool victim_matches(const detail::cuckoo_address& a) const noexcept {
-    return victim_.fingerprint == a.fingerprint && (victim_.bucket == a.first || victim_.bucket == a.second);
+ protected:
+  [[nodiscard]] bool victim_matches(const cuckoo_address& a) const noexcept {
+    const cuckoo_victim v = self().victim();
+    return v.fingerprint == a.fingerprint && (v.bucket == a.first || v.bucket == a.second);
   }
-  [[nodiscard]] bool contains(const detail::cuckoo_address& a) const noexcept {
-    const std::uint32_t f = params_.fingerprint_bits;
-    const std::uint64_t b1 = detail::cuckoo_load_bucket(words_.data(), a.first, f);
-    const std::uint64_t b2 = detail::cuckoo_load_bucket(words_.data(), a.second, f);
-    return detail::cuckoo_bucket_has(b1, a.fingerprint, f) | detail::cuckoo_bucket_has(b2, a.fingerprint, f) |
-           victim_matches(a);
+  [[nodiscard]] bool contains(const cuckoo_address& a) const noexcept {
+    const std::uint32_t f = self().params().fingerprint_bits;
+    const std::uint64_t* words = self().words().data();
+    const std::uint64_t b1 = cuckoo_load_bucket(words, a.first, f);
+    const std::uint64_t b2 = cuckoo_load_bucket(words, a.second, f);
+    return cuckoo_bucket_has(b1, a.fingerprint, f) | cuckoo_bucket_has(b2, a.fingerprint, f) | victim_matches(a);
   }
   void prefetch_buckets(std::uint64_t h, bool for_write) const noexcept {
-    const auto a = detail::cuckoo_address_of(h, params_.buckets, params_.fingerprint_bits);
-    const std::uint64_t* w1 = words_.data() + ((a.first * detail::cuckoo_slots * params_.fingerprint_bits) >> 6);
-    const std::uint64_t* w2 = words_.data() + ((a.second * detail::cuckoo_slots * params_.fingerprint_bits) >> 6);
+    const std::uint32_t f = self().params().fingerprint_bits;
+    const auto a = cuckoo_address_of(h, self().params().buckets, f);
+    const std::uint64_t* w1 = self().words().data() + ((a.first * cuckoo_slots * f) >> 6);
+    const std::uint64_t* w2 = self().words().data() + ((a.second * cuckoo_slots * f) >> 6);
     if (for_write) {
-      detail::prefetch_for_write(w1);
-      detail::prefetch_for_write(w2);
+      prefetch_for_write(w1);
+      prefetch_for_write(w2);
     } else {
-      detail::prefetch(w1);
-      detail::prefetch(w2);
+      prefetch(w1);
+      prefetch(w2);
     }
   }
 
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
+/// A read-only cuckoo filter over borrowed words (the table as described in
+/// the header comment, one padding word at the end), e.g. a memory-mapped
+/// file. Queries and statistics are detail::cuckoo_reader's; the words must
+/// outlive it.
+class cuckoo_filter_view : public detail::cuckoo_reader<cuckoo_filter_view> {
+ public:
+  /// Views `words` (exactly cuckoo_words_for(buckets, f) of them, bits past
+  /// the table zero) with `params`; `stored` is the number of fingerprints
+  /// held (table plus victim). Throws bloomkit::error (invalid_argument or
+  /// corrupt) when they disagree, including a stored count that differs from
+  /// the occupied slots, or a victim slot out of range.
+  cuckoo_filter_view(const cuckoo_filter_params& params, std::span<const std::uint64_t> words, std::uint64_t stored,
+                     cuckoo_victim victim)
+      : params_(params), words_(words), stored_(stored), victim_(victim) {
+    detail::validate(params_);
+    detail::require_cuckoo_payload(params_, words_, stored_, victim_, errc::corrupt);
+  }
+  /// For owning filters: no validation (their invariants already hold).
+  cuckoo_filter_view(detail::trusted_t, const cuckoo_filter_params& params, std::span<const std::uint64_t> words,
+                     std::uint64_t stored, cuckoo_victim victim) noexcept
+      : params_(params), words_(words), stored_(stored), victim_(victim) {}
+
+  [[nodiscard]] const cuckoo_filter_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  /// Fingerprints held (table and victim slot): inserts minus removes.
+  /// Exact, duplicates included.
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return stored_; }
+  [[nodiscard]] cuckoo_victim victim() const noexcept { return victim_; }
+
+ private:
   cuckoo_filter_params params_;
   std::span<const std::uint64_t> words_;
   std::uint64_t stored_;
@@ -400,7 +422,7 @@ struct cuckoo_batch_result {
 
 /// An owning cuckoo filter (see the header comment for the layout, the
 /// eviction walk and the FPR).
-class cuckoo_filter {
+class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
  public:
   using view_type = cuckoo_filter_view;
 
@@ -421,7 +443,8 @@ class cuckoo_filter {
   cuckoo_filter(const cuckoo_filter_params& params, std::vector<std::uint64_t> words, std::uint64_t stored,
                 cuckoo_victim victim)
       : params_(params), words_(std::move(words)), stored_(stored), victim_(victim) {
-    (void)cuckoo_filter_view(params_, words_, stored_, victim_);
+    detail::validate(params_);
+    detail::require_cuckoo_payload(params_, words_, stored_, victim_, errc::invalid_argument);
   }
 
   /// The parameters a (capacity, target_fpr) construction chooses: the
@@ -481,7 +504,7 @@ class cuckoo_filter {
     const std::uint64_t b1 = detail::cuckoo_load_bucket(words_.data(), a.first, f);
     const std::uint64_t b2 = detail::cuckoo_load_bucket(words_.data(), a.second, f);
     if (detail::cuckoo_bucket_has(b1, a.fingerprint, f) || detail::cuckoo_bucket_has(b2, a.fingerprint, f) ||
-        view().victim_matches(a)) {
+        victim_matches(a)) {
       return insert_result::present;
     }
     if (full()) return insert_result::full;
@@ -509,7 +532,7 @@ class cuckoo_filter {
     constexpr std::size_t window = 16;
     const std::size_t n = hashes.size();
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) view().prefetch_buckets(hashes[i + window], true);
+      if (i + window < n) prefetch_buckets(hashes[i + window], true);
       const insert_result r = insert_if_absent_hash(hashes[i]);
       if (r == insert_result::full) return out;
       if (r == insert_result::inserted) out.inserted_bits[i / 64] |= std::uint64_t{1} << (i % 64);
@@ -525,7 +548,7 @@ class cuckoo_filter {
     constexpr std::size_t window = 16;
     const std::size_t n = hashes.size();
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) view().prefetch_buckets(hashes[i + window], true);
+      if (i + window < n) prefetch_buckets(hashes[i + window], true);
       if (insert_hash(hashes[i]) == insert_result::full) return i;
     }
     return n;
@@ -540,7 +563,7 @@ class cuckoo_filter {
   remove_result remove_hash(std::uint64_t h) noexcept {
     const std::uint32_t f = params_.fingerprint_bits;
     const auto a = detail::cuckoo_address_of(h, params_.buckets, f);
-    if (view().victim_matches(a)) {
+    if (victim_matches(a)) {
       victim_ = {};
       --stored_;
       return remove_result::removed;
@@ -571,22 +594,6 @@ class cuckoo_filter {
     return remove_hash(hash_key(k, params_.hash));
   }
 
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
-  }
-  [[nodiscard]] std::uint32_t count_estimate_hash(std::uint64_t h) const noexcept {
-    return view().count_estimate_hash(h);
-  }
-  template <key K>
-  [[nodiscard]] std::uint32_t count_estimate(const K& k) const {
-    return view().count_estimate(k);
-  }
-
   /// Every slot empty, the victim slot empty, inserted() zero.
   void clear() noexcept {
     std::fill(words_.begin(), words_.end(), 0);
@@ -595,30 +602,12 @@ class cuckoo_filter {
   }
 
   [[nodiscard]] cuckoo_filter_view view() const noexcept {
-    return cuckoo_filter_view(detail::trusted_cuckoo_t{}, params_, words_, stored_, victim_);
+    return cuckoo_filter_view(detail::trusted, params_, words_, stored_, victim_);
   }
-
   [[nodiscard]] const cuckoo_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t buckets() const noexcept { return params_.buckets; }
-  [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return params_.fingerprint_bits; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
   [[nodiscard]] std::uint64_t inserted() const noexcept { return stored_; }
   [[nodiscard]] cuckoo_victim victim() const noexcept { return victim_; }
-  [[nodiscard]] std::uint64_t slots() const noexcept { return view().slots(); }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return view().size_in_bytes(); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
-  [[nodiscard]] std::uint64_t occupied_slots() const noexcept { return view().occupied_slots(); }
-  [[nodiscard]] double load_factor() const noexcept { return view().load_factor(); }
-  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return view().estimated_cardinality(); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return view().estimated_fpr(); }
-  [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
-  [[nodiscard]] double full_load_fpr() const noexcept { return view().full_load_fpr(); }
-  [[nodiscard]] bool full() const noexcept { return victim_.fingerprint != 0; }
-  [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
 
  private:
   /// Stores fingerprint a.fingerprint in a.first or a.second, evicting when
@@ -658,5 +647,18 @@ class cuckoo_filter {
   std::uint64_t stored_ = 0;
   cuckoo_victim victim_{};
 };
+
+/// cuckoo_filter's facts (filter.hpp).
+template <>
+struct kind_traits<cuckoo_filter> {
+  static constexpr filter_kind kind = filter_kind::cuckoo_filter;
+  static constexpr hash_spec default_hash = hash_spec{};
+  static constexpr bool is_static = false;
+  static constexpr bool grows = false;
+};
+template <>
+struct kind_traits<cuckoo_filter_view> : kind_traits<cuckoo_filter> {};
+
+static_assert(incremental_filter<cuckoo_filter> && filter<cuckoo_filter_view>);
 
 }  // namespace bloomkit

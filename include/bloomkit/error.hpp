@@ -60,6 +60,25 @@ namespace detail {
 inline void require(bool condition, errc code, const std::string& message) {
   if (!condition) throw error(code, message);
 }
+
+/// How a parameter-domain check reports a violation. Each parameter set has
+/// one validate(params, check): constructors pass {kind} (errc::invalid_argument,
+/// "<kind>: <field> <detail>"), codecs pass {kind, errc::corrupt} (the file
+/// format's wording, "bloomkit file: <kind> field '<field>' <detail>"), so a
+/// filter and its codec can never disagree about what is valid.
+struct param_check {
+  std::string_view kind;
+  errc code = errc::invalid_argument;
+
+  /// Throws unless `ok`; `detail` continues the sentence after the field name.
+  void operator()(bool ok, std::string_view field, const std::string& detail) const {
+    if (ok) return;
+    if (code == errc::corrupt) {
+      throw error(code, "bloomkit file: " + std::string(kind) + " field '" + std::string(field) + "' " + detail);
+    }
+    throw error(code, std::string(kind) + ": " + std::string(field) + " " + detail);
+  }
+};
 }  // namespace detail
 
 }  // namespace bloomkit

@@ -17,8 +17,8 @@
 //       struct point { std::int32_t x, y; };
 //       inline std::array<std::byte, 8> bloomkit_key_bytes(const point& p) {
 //         std::array<std::byte, 8> out{};
-//         bloomkit::detail::store_le(out.data(), static_cast<std::uint32_t>(p.x));
-//         bloomkit::detail::store_le(out.data() + 4, static_cast<std::uint32_t>(p.y));
+//         bloomkit::store_le(out.data(), static_cast<std::uint32_t>(p.x));
+//         bloomkit::store_le(out.data() + 4, static_cast<std::uint32_t>(p.y));
 //         return out;
 //       }
 //       }  // namespace geo
@@ -46,6 +46,7 @@
 #endif
 #include <xxhash.h>
 
+#include "bloomkit/detail/bits.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit {
@@ -56,6 +57,12 @@ enum class hash_algorithm : std::uint8_t {
   xxh64 = 1,    ///< XXH64 (xxHash spec 0.1.1); Parquet's split-block filters use it with seed 0
   xxh3_64 = 2,  ///< XXH3 64-bit; bloomkit's default for its own filters
 };
+
+/// SplitMix64 (Steele, Lea and Flood 2014): a tiny deterministic generator
+/// of well-mixed 64-bit values, for test keys, demos and benchmarks (the
+/// CLI's demo, the playground and bench/ draw their keys from it). Not for
+/// cryptographic use. `splitmix64 g(seed); g()` gives the next value.
+using detail::splitmix64;
 
 /// Which hash a filter was built with. A filter refuses to be queried,
 /// merged or loaded as another hash_spec (error code hash_mismatch/mismatch).
@@ -177,6 +184,10 @@ constexpr decltype(auto) with_key_bytes(const K& key, Sink&& sink) {
 }
 
 }  // namespace detail
+
+/// Writes an unsigned integer's bytes little-endian at `out` (the byte
+/// order every key and file uses); for bloomkit_key_bytes of a user type.
+using detail::store_le;
 
 /// A type bloomkit can hash: integers, float, double, strings, byte
 /// containers, C strings, or a type with an ADL `bloomkit_key_bytes`.

@@ -51,7 +51,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
-#include "bloomkit/detail/block_filter.hpp"
+#include "bloomkit/block_filter.hpp"
 #include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"

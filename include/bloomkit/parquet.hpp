@@ -17,11 +17,11 @@
 // (parquet-mr <= 1.13) omit the length: the header is read first.
 //
 // Pieces:
-//   detail/thrift_compact.hpp    bounds-checked, depth-limited compact protocol reader/writer
-//   detail/parquet_metadata.hpp  FileMetaData and BloomFilterHeader codecs (decode_file_metadata,
+//   parquet/thrift_compact.hpp    bounds-checked, depth-limited compact protocol reader/writer
+//   parquet/metadata.hpp  FileMetaData and BloomFilterHeader codecs (decode_file_metadata,
 //                                decode_bloom_filter_header, encode_bloom_filter_header)
-//   detail/parquet_values.hpp    text -> the bytes Parquet hashes (encode_value, encode_hex)
-//   detail/parquet_writer.hpp    a minimal one-column file writer (write_file)
+//   parquet/values.hpp    text -> the bytes Parquet hashes (encode_value, encode_hex)
+//   parquet/writer.hpp    a minimal one-column file writer (write_file)
 //
 // Untrusted files: every offset and length is checked against the file's size
 // before it is read or anything is allocated for it; failures are
@@ -41,9 +41,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bloomkit/detail/parquet_metadata.hpp"
-#include "bloomkit/detail/parquet_values.hpp"
-#include "bloomkit/detail/parquet_writer.hpp"
+#include "bloomkit/parquet/metadata.hpp"
+#include "bloomkit/parquet/values.hpp"
+#include "bloomkit/parquet/writer.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 

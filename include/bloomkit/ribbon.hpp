@@ -74,9 +74,11 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
-#include "bloomkit/detail/block_filter.hpp"  // detail::trusted
+#include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/detail/static_build.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 
 namespace bloomkit {
@@ -176,123 +178,116 @@ inline std::uint32_t ribbon_evaluate(const std::uint64_t* words, std::uint32_t r
   return ribbon_columns_for(result_bits, base, c0, c1, c2, std::make_integer_sequence<std::uint32_t, 16>{});
 }
 
-inline void validate(const ribbon_params& p) {
-  require(p.result_bits >= 1 && p.result_bits <= 16, errc::invalid_argument,
-          "ribbon: result_bits must be in [1, 16], got " + std::to_string(p.result_bits));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, "ribbon: unknown hash algorithm");
+/// The one domain check of ribbon_params (constructors, views and the
+/// codec; see param_check).
+inline void validate(const ribbon_params& p, const param_check& check = {"ribbon"}) {
+  check(p.result_bits >= 1 && p.result_bits <= 16, "result_bits",
+        "= " + std::to_string(p.result_bits) + " is not in [1, 16]");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
   if (p.keys == 0) {
-    require(p.slots == 0, errc::invalid_argument, "ribbon: an empty filter has no slots");
+    check(p.slots == 0, "slots", "must be 0 in an empty filter (keys = 0)");
     return;
   }
-  require(p.slots >= ribbon_width && p.slots % 64 == 0 && p.slots <= (std::uint64_t{1} << 40), errc::invalid_argument,
-          "ribbon: slots must be a multiple of 64 in [128, 2^40], got " + std::to_string(p.slots));
+  check(p.slots >= ribbon_width && p.slots % 64 == 0 && p.slots <= (std::uint64_t{1} << 40), "slots",
+        "= " + std::to_string(p.slots) + " is not a multiple of 64 in [128, 2^40]");
 }
 
 }  // namespace detail
 
+namespace detail {
+
+/// Throws `code` unless `words` holds exactly params.word_count() words.
+inline void require_ribbon_payload(const ribbon_params& params, std::size_t words, errc code) {
+  require(words == params.word_count(), code,
+          "ribbon: expected " + std::to_string(params.word_count()) + " words, got " + std::to_string(words));
+}
+
+/// The query code of a Ribbon filter, shared by ribbon and ribbon_view; the
+/// statistics come from static_facade. D provides params() and words().
+template <class D>
+class ribbon_reader : public static_facade<D> {
+ public:
+  static constexpr const char* kind_name = "ribbon";
+
+  /// True if the key with hash `h` may be in the set; false means certainly
+  /// not. Never false for a key the filter was built from.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    const ribbon_params& p = self().params();
+    if (p.slots == 0) return false;
+    const ribbon_row row = ribbon_row_of(seeded_hash(h, p.seed), p.slots, p.result_bits);
+    return ribbon_evaluate(self().words().data(), p.result_bits, row.start, row.lo, row.hi) == row.result;
+  }
+
+  /// The batch core: computes the band of a window of hashes ahead and
+  /// prefetches its words, so cache misses overlap.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    const ribbon_params& p = self().params();
+    if (p.slots == 0) {
+      std::fill(out, out + n, false);
+      return;
+    }
+    constexpr std::size_t window = 8;
+    const std::uint32_t r = p.result_bits;
+    const std::uint64_t* words = self().words().data();
+    const auto fetch = [&](std::uint64_t h) {
+      const std::uint64_t start = reduce64(seeded_hash(h, p.seed), p.slots - ribbon_width + 1);
+      const std::uint64_t* base = words + (start / 64) * r;
+      // The 3r words of the band: first and last cache line (the middle ones
+      // follow from the hardware's adjacent-line prefetch when r is large).
+      prefetch(base);
+      prefetch(base + 3 * r - 1);
+    };
+    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hash_at(i));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) fetch(hash_at(i + window));
+      out[i] = may_contain_hash(hash_at(i));
+    }
+  }
+
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint32_t result_bits() const noexcept { return self().params().result_bits; }
+  /// The FPR exponent: 2^-fpr_bits() is the design rate.
+  [[nodiscard]] std::uint32_t fpr_bits() const noexcept { return self().params().result_bits; }
+  [[nodiscard]] std::uint64_t slots() const noexcept { return self().params().slots; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept {
+    return self().words().size() * sizeof(std::uint64_t);
+  }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
 /// A read-only Ribbon filter over borrowed solution words (for example a
-/// memory-mapped file). Owns nothing: the words must outlive it. All query
-/// code lives here; the owning ribbon delegates to it.
-class ribbon_view {
+/// memory-mapped file). Owns nothing: the words must outlive it. Queries are
+/// detail::ribbon_reader's, shared with ribbon.
+class ribbon_view : public detail::ribbon_reader<ribbon_view> {
  public:
   /// Views `words` with `params`. Validates the parameters and that
   /// words.size() == params.word_count(); throws bloomkit::error
   /// (invalid_argument for bad parameters, corrupt for a wrong length).
   ribbon_view(const ribbon_params& params, std::span<const std::uint64_t> words) : params_(params), words_(words) {
     detail::validate(params_);
-    detail::require(words_.size() == params_.word_count(), errc::corrupt,
-                    "ribbon: expected " + std::to_string(params_.word_count()) + " words, got " +
-                        std::to_string(words_.size()));
+    detail::require_ribbon_payload(params_, words_.size(), errc::corrupt);
   }
 
   /// For owning filters: no validation (their invariants already hold).
   ribbon_view(detail::trusted_t, const ribbon_params& params, std::span<const std::uint64_t> words) noexcept
       : params_(params), words_(words) {}
 
-  /// True if the key with hash `h` may be in the set; false means certainly
-  /// not. Never false for a key the filter was built from.
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    if (params_.slots == 0) return false;
-    const detail::ribbon_row row =
-        detail::ribbon_row_of(detail::seeded_hash(h, params_.seed), params_.slots, params_.result_bits);
-    return detail::ribbon_evaluate(words_.data(), params_.result_bits, row.start, row.lo, row.hi) == row.result;
-  }
-
-  /// may_contain_hash of the key's hash under this filter's hash_spec.
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
-  }
-
-  /// out[i] = may_contain_hash(hashes[i]). Computes the band of a window of
-  /// hashes ahead and prefetches its words, so cache misses overlap. Throws
-  /// errc::invalid_argument if the sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::require(hashes.size() == out.size(), errc::invalid_argument,
-                    "ribbon: may_contain_many needs as many outputs as hashes");
-    if (params_.slots == 0) {
-      std::fill(out.begin(), out.end(), false);
-      return;
-    }
-    constexpr std::size_t window = 8;
-    const std::size_t n = hashes.size();
-    const std::uint32_t r = params_.result_bits;
-    const auto fetch = [&](std::uint64_t h) {
-      const std::uint64_t start = reduce_start(detail::seeded_hash(h, params_.seed));
-      const std::uint64_t* base = words_.data() + (start / 64) * r;
-      // The 3r words of the band: first and last cache line (the middle ones
-      // follow from the hardware's adjacent-line prefetch when r is large).
-      detail::prefetch(base);
-      detail::prefetch(base + 3 * r - 1);
-    };
-    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hashes[i]);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) fetch(hashes[i + window]);
-      out[i] = may_contain_hash(hashes[i]);
-    }
-  }
-
   [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t keys() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint32_t result_bits() const noexcept { return params_.result_bits; }
-  [[nodiscard]] std::uint64_t slots() const noexcept { return params_.slots; }
   /// The raw payload: word_count() words; block b's result column j at b * r + j.
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
-  /// Payload bits per stored key (0 for an empty filter).
-  [[nodiscard]] double bits_per_key() const noexcept {
-    return params_.keys == 0 ? 0.0 : 8.0 * static_cast<double>(size_in_bytes()) / static_cast<double>(params_.keys);
-  }
-  /// The false-positive rate for keys not in the set: 2^-r (0 when empty).
-  [[nodiscard]] double design_fpr() const noexcept {
-    return params_.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(params_.result_bits));
-  }
-
-
-  // The state every bloomkit filter reports (DESIGN.md). A static filter
-  // knows its set exactly: capacity, inserted and the cardinality are the
-  // stored key count, the FPR is fixed by the result width, and it is
-  // never saturated.
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return params_.keys; }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(params_.keys); }
-  /// 2^-r, the FPR the layout is built for (also for an empty filter).
-  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(params_.result_bits)); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return false; }
 
  private:
-  [[nodiscard]] std::uint64_t reduce_start(std::uint64_t x) const noexcept {
-    return detail::reduce64(x, params_.slots - detail::ribbon_width + 1);
-  }
-
   ribbon_params params_;
   std::span<const std::uint64_t> words_;
 };
 
 /// An owning standard Ribbon filter (w = 128, r result bits). Immutable once built.
-class ribbon {
+class ribbon : public detail::ribbon_reader<ribbon> {
  public:
   using view_type = ribbon_view;
 
@@ -316,37 +311,15 @@ class ribbon {
 
   /// A filter from stored parts (loading). Validates like the view does.
   ribbon(const ribbon_params& params, std::vector<std::uint64_t> words) : params_(params), words_(std::move(words)) {
-    (void)view_type(params_, words_);
-  }
-
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
+    detail::validate(params_);
+    detail::require_ribbon_payload(params_, words_.size(), errc::corrupt);
   }
 
   /// A read-only view of this filter (valid while it lives).
   [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, words_); }
 
   [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t keys() const noexcept { return params_.keys; }
-  [[nodiscard]] std::uint32_t result_bits() const noexcept { return params_.result_bits; }
-  [[nodiscard]] std::uint64_t slots() const noexcept { return params_.slots; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
-  // Derived state lives in the view (one definition); see its comments.
-  [[nodiscard]] double bits_per_key() const noexcept { return view().bits_per_key(); }
-  [[nodiscard]] double design_fpr() const noexcept { return view().design_fpr(); }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return view().capacity(); }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return view().inserted(); }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return view().estimated_cardinality(); }
-  [[nodiscard]] double target_fpr() const noexcept { return view().target_fpr(); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return view().estimated_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
   /// Construction attempts the last build needed (1 = first seed worked).
   [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
 
@@ -456,5 +429,29 @@ class ribbon {
   std::vector<std::uint64_t> words_;
   std::uint32_t attempts_ = 0;
 };
+
+/// ribbon's facts (filter.hpp): static, FPR 2^-r for r = 1..16.
+template <>
+struct kind_traits<ribbon> {
+  static constexpr filter_kind kind = filter_kind::ribbon;
+  static constexpr hash_spec default_hash{};
+  static constexpr bool is_static = true;
+  static constexpr bool grows = false;
+  /// The lowest FPR a result width reaches: 2^-16.
+  static constexpr double min_fpr = 1.0 / 65536;
+  /// The result width r for `target_fpr` (fpr_rule::ribbon_bits).
+  static std::uint32_t fpr_bits(double target_fpr) noexcept { return fpr_rule::ribbon_bits(target_fpr); }
+  /// A filter over `hashes` whose FPR is at or below target_fpr (>= min_fpr).
+  static ribbon build(std::span<const std::uint64_t> hashes, double target_fpr, hash_spec hash) {
+    ribbon_options options;
+    options.hash = hash;
+    options.result_bits = fpr_bits(target_fpr);
+    return ribbon(hashes, options);
+  }
+};
+template <>
+struct kind_traits<ribbon_view> : kind_traits<ribbon> {};
+
+static_assert(owning_filter<ribbon> && filter<ribbon_view>);
 
 }  // namespace bloomkit

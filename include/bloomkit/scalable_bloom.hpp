@@ -41,7 +41,9 @@
 #include <vector>
 
 #include "bloomkit/blocked_bloom.hpp"
+#include "bloomkit/detail/facade.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 
 namespace bloomkit {
@@ -67,16 +69,17 @@ inline constexpr std::uint32_t scalable_max_stages = 64;
 /// bits per key holds about 2^37 keys).
 inline constexpr std::uint64_t scalable_max_stage_capacity = std::uint64_t{1} << 40;
 
-inline void validate(const scalable_bloom_params& p) {
-  require(p.initial_capacity >= 1 && p.initial_capacity <= scalable_max_stage_capacity, errc::invalid_argument,
-          "scalable_bloom: initial capacity must be in [1, 2^40], got " + std::to_string(p.initial_capacity));
-  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          "scalable_bloom: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
-  require(p.growth >= 1.0 && p.growth <= 16.0, errc::invalid_argument,
-          "scalable_bloom: growth factor must be in [1, 16], got " + std::to_string(p.growth));
-  require(p.tightening > 0.0 && p.tightening < 1.0, errc::invalid_argument,
-          "scalable_bloom: tightening ratio must be in (0, 1), got " + std::to_string(p.tightening));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, "scalable_bloom: unknown hash algorithm");
+/// The one domain check of scalable_bloom_params (constructors, views and
+/// the codec; see param_check). The file stores the initial capacity in the
+/// header's capacity field, hence that field name.
+inline void validate(const scalable_bloom_params& p, const param_check& check = {"scalable_bloom"}) {
+  check(p.initial_capacity >= 1 && p.initial_capacity <= scalable_max_stage_capacity, "capacity",
+        "(the initial capacity) = " + std::to_string(p.initial_capacity) + " is not in [1, 2^40]");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(p.growth >= 1.0 && p.growth <= 16.0, "growth", "= " + std::to_string(p.growth) + " is not in [1, 16]");
+  check(p.tightening > 0.0 && p.tightening < 1.0, "tightening",
+        "= " + std::to_string(p.tightening) + " is not in (0, 1)");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
 }
 
 /// n_i, computed by repeated multiplication and rounding up (one correctly
@@ -123,115 +126,81 @@ inline void require_same_growth(const scalable_bloom_params& a, const scalable_b
   require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
 }
 
-/// Query and statistics code shared by the owning filter (stages are
-/// blocked_bloom) and the view (stages are blocked_bloom_view): both have the
-/// same member functions.
+/// The one check of a scalable filter's stages against its parameters
+/// (views, loading constructors and the codec): 1 to 64 stages, each with
+/// the hash, capacity and design FPR of the growth plan. errc::corrupt.
 template <class Stage>
-struct scalable_core {
-  static bool may_contain_hash(std::span<const Stage> stages, std::uint64_t h) noexcept {
+void require_scalable_stages(const scalable_bloom_params& params, std::span<const Stage> stages) {
+  require(!stages.empty() && stages.size() <= scalable_max_stages, errc::corrupt,
+          "scalable_bloom: stage count must be in [1, 64], got " + std::to_string(stages.size()));
+  for (std::uint32_t i = 0; i < stages.size(); ++i) require_stage_matches(params, i, stages[i].params());
+}
+
+/// The query and statistics code of a scalable filter, shared by
+/// scalable_bloom (stages are blocked_bloom) and scalable_bloom_view (stages
+/// are blocked_bloom_view): both stage types have the same members, so every
+/// statistic runs over the stages in place, with no vector of stage views.
+/// D provides params() and stage_span().
+template <class D>
+class scalable_bloom_reader : public query_facade<D> {
+ public:
+  static constexpr const char* kind_name = "scalable_bloom";
+
+  /// True if any stage may contain the key with hash `h`; false: certainly not.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
+    const auto stages = self().stage_span();
     for (std::size_t i = stages.size(); i-- > 0;) {
       if (stages[i].may_contain_hash(h)) return true;
     }
     return false;
   }
 
-  /// Batched: each stage answers the batch with its own prefetching kernel,
-  /// newest first; results are OR-ed.
-  static void may_contain_many(std::span<const Stage> stages, std::span<const std::uint64_t> hashes,
-                               std::span<bool> out) {
-    require(hashes.size() == out.size(), errc::invalid_argument,
-            "scalable_bloom: may_contain_many needs as many outputs as hashes");
-    std::fill(out.begin(), out.end(), false);
+  /// The batch core: each stage answers a chunk of hashes with its own
+  /// prefetching kernel, newest first; results are OR-ed.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    const auto stages = self().stage_span();
     constexpr std::size_t chunk = 256;
+    std::uint64_t hashes[chunk];
     bool partial[chunk];
-    for (std::size_t start = 0; start < hashes.size(); start += chunk) {
-      const std::size_t n = std::min(chunk, hashes.size() - start);
+    for (std::size_t start = 0; start < n; start += chunk) {
+      const std::size_t m = std::min(chunk, n - start);
+      for (std::size_t j = 0; j < m; ++j) {
+        hashes[j] = hash_at(start + j);
+        out[start + j] = false;
+      }
       for (std::size_t s = stages.size(); s-- > 0;) {
-        stages[s].may_contain_many(hashes.subspan(start, n), std::span<bool>(partial, n));
-        for (std::size_t j = 0; j < n; ++j) out[start + j] = out[start + j] || partial[j];
+        stages[s].may_contain_many(std::span<const std::uint64_t>(hashes, m), std::span<bool>(partial, m));
+        for (std::size_t j = 0; j < m; ++j) out[start + j] = out[start + j] || partial[j];
       }
     }
   }
 
-  static std::uint64_t sum(std::span<const Stage> stages, std::uint64_t (*f)(const Stage&)) noexcept {
-    std::uint64_t total = 0;
-    for (const auto& s : stages) total += f(s);
-    return total;
-  }
-
-  /// 1 - prod_i (1 - f_i) for per-stage rates f_i.
-  template <class F>
-  static double compound(std::span<const Stage> stages, F&& per_stage) {
-    double pass_all = 1.0;
-    for (const auto& s : stages) pass_all *= 1.0 - per_stage(s);
-    return 1.0 - pass_all;
-  }
-};
-
-struct trusted_scalable_t {
-  explicit trusted_scalable_t() = default;
-};
-
-}  // namespace detail
-
-/// A read-only scalable filter over borrowed stages (each a blocked_bloom_view
-/// over borrowed blocks, e.g. from a mapped file). Holds the query and
-/// statistics code for views; the blocks must outlive it.
-class scalable_bloom_view {
- public:
-  /// Views `stages` as the stages of a filter with `params`. Throws
-  /// bloomkit::error: invalid_argument for bad params, corrupt when there
-  /// are no stages or more than 64, or a stage's hash, capacity or design FPR
-  /// differs from the growth plan.
-  scalable_bloom_view(const scalable_bloom_params& params, std::vector<blocked_bloom_view> stages)
-      : params_(params), stages_(std::move(stages)) {
-    detail::validate(params_);
-    detail::require(!stages_.empty() && stages_.size() <= detail::scalable_max_stages, errc::corrupt,
-                    "scalable_bloom: stage count must be in [1, 64], got " + std::to_string(stages_.size()));
-    for (std::uint32_t i = 0; i < stages_.size(); ++i) detail::require_stage_matches(params_, i, stages_[i].params());
-  }
-  scalable_bloom_view(detail::trusted_scalable_t, const scalable_bloom_params& params,
-                      std::vector<blocked_bloom_view> stages) noexcept
-      : params_(params), stages_(std::move(stages)) {}
-
-  /// True if any stage may contain the key with hash `h`; false: certainly not.
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return core::may_contain_hash(stages_, h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
-  }
-  /// out[i] = may_contain_hash(hashes[i]). Throws errc::invalid_argument if sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    core::may_contain_many(stages_, hashes, out);
-  }
-
-  [[nodiscard]] const scalable_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] double target_fpr() const noexcept { return self().params().target_fpr; }
   /// Number of stages (at least 1).
-  [[nodiscard]] std::size_t stages() const noexcept { return stages_.size(); }
+  [[nodiscard]] std::size_t stages() const noexcept { return self().stage_span().size(); }
   /// Stage i, 0 the oldest. Precondition: i < stages().
-  [[nodiscard]] const blocked_bloom_view& stage(std::size_t i) const noexcept { return stages_[i]; }
-  [[nodiscard]] std::span<const blocked_bloom_view> stage_views() const noexcept { return stages_; }
+  [[nodiscard]] const auto& stage(std::size_t i) const noexcept { return self().stage_span()[i]; }
 
   /// Keys the present stages hold at design load (sum of their capacities);
   /// more keys open a new stage.
   [[nodiscard]] std::uint64_t capacity() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.capacity(); });
+    return sum([](const auto& s) { return s.capacity(); });
   }
   /// Insert calls counted over all stages.
   [[nodiscard]] std::uint64_t inserted() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.inserted(); });
+    return sum([](const auto& s) { return s.inserted(); });
   }
   /// Bits over all stages.
   [[nodiscard]] std::uint64_t total_bits() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.bit_count(); });
+    return sum([](const auto& s) { return s.bit_count(); });
   }
   /// total_bits() under the name every bit-array filter uses (for tools).
   [[nodiscard]] std::uint64_t bit_count() const noexcept { return total_bits(); }
   [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return total_bits() / 8; }
   [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom_view& s) { return s.set_bit_count(); });
+    return sum([](const auto& s) { return s.set_bit_count(); });
   }
   /// Fraction of all bits set. O(size).
   [[nodiscard]] double fill_ratio() const noexcept {
@@ -240,38 +209,81 @@ class scalable_bloom_view {
   /// Sum of the stages' distinct-key estimates. O(size).
   [[nodiscard]] double estimated_cardinality() const noexcept {
     double total = 0.0;
-    for (const auto& s : stages_) total += s.estimated_cardinality();
+    for (const auto& s : self().stage_span()) total += s.estimated_cardinality();
     return total;
   }
   /// FPR for the bits set now: 1 - prod (1 - stage estimated_fpr). O(size).
   [[nodiscard]] double estimated_fpr() const {
-    return core::compound(stages_, [](const blocked_bloom_view& s) { return s.estimated_fpr(); });
+    return compound([](const auto& s) { return s.estimated_fpr(); });
   }
   /// The model FPR with every present stage at its capacity:
   /// 1 - prod (1 - stage design_fpr) (each at most p_i).
   [[nodiscard]] double design_fpr() const {
-    return core::compound(stages_, [](const blocked_bloom_view& s) { return s.design_fpr(); });
+    return compound([](const auto& s) { return s.design_fpr(); });
   }
   /// The compound bound of the present stages' design rates,
   /// 1 - prod (1 - p_i) <= P (1 - r^stages) < target_fpr().
   [[nodiscard]] double fpr_bound() const {
-    return core::compound(stages_, [](const blocked_bloom_view& s) { return s.target_fpr(); });
+    return compound([](const auto& s) { return s.target_fpr(); });
   }
   /// True when some stage holds more keys than its capacity (possible only
   /// after merge); growth itself never saturates the filter.
   [[nodiscard]] bool saturated() const noexcept {
-    return std::any_of(stages_.begin(), stages_.end(), [](const blocked_bloom_view& s) { return s.saturated(); });
+    const auto stages = self().stage_span();
+    return std::any_of(stages.begin(), stages.end(), [](const auto& s) { return s.saturated(); });
   }
 
  private:
-  using core = detail::scalable_core<blocked_bloom_view>;
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+  template <class F>
+  std::uint64_t sum(F&& f) const noexcept {
+    std::uint64_t total = 0;
+    for (const auto& s : self().stage_span()) total += f(s);
+    return total;
+  }
+  /// 1 - prod_i (1 - f_i) for per-stage rates f_i.
+  template <class F>
+  double compound(F&& per_stage) const {
+    double pass_all = 1.0;
+    for (const auto& s : self().stage_span()) pass_all *= 1.0 - per_stage(s);
+    return 1.0 - pass_all;
+  }
+};
+
+}  // namespace detail
+
+/// A read-only scalable filter over borrowed stages (each a blocked_bloom_view
+/// over borrowed blocks, e.g. from a mapped file). Queries and statistics
+/// are detail::scalable_bloom_reader's; the blocks must outlive it.
+class scalable_bloom_view : public detail::scalable_bloom_reader<scalable_bloom_view> {
+ public:
+  /// Views `stages` as the stages of a filter with `params`. Throws
+  /// bloomkit::error: invalid_argument for bad params, corrupt when there
+  /// are no stages or more than 64, or a stage's hash, capacity or design FPR
+  /// differs from the growth plan.
+  scalable_bloom_view(const scalable_bloom_params& params, std::vector<blocked_bloom_view> stages)
+      : params_(params), stages_(std::move(stages)) {
+    detail::validate(params_);
+    detail::require_scalable_stages(params_, std::span<const blocked_bloom_view>(stages_));
+  }
+  scalable_bloom_view(detail::trusted_t, const scalable_bloom_params& params,
+                      std::vector<blocked_bloom_view> stages) noexcept
+      : params_(params), stages_(std::move(stages)) {}
+
+  [[nodiscard]] const scalable_bloom_params& params() const noexcept { return params_; }
+  /// The stages, oldest first.
+  [[nodiscard]] std::span<const blocked_bloom_view> stage_span() const noexcept { return stages_; }
+  [[nodiscard]] std::span<const blocked_bloom_view> stage_views() const noexcept { return stages_; }
+
+ private:
   scalable_bloom_params params_;
   std::vector<blocked_bloom_view> stages_;
 };
 
 /// An owning scalable Bloom filter (see the header comment). Starts with one
 /// stage of initial_capacity keys and adds stages as needed.
-class scalable_bloom {
+class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
+                       public detail::insert_facade<scalable_bloom> {
  public:
   using view_type = scalable_bloom_view;
 
@@ -292,7 +304,8 @@ class scalable_bloom {
   /// A filter from existing stages (loading); validated like a view.
   scalable_bloom(const scalable_bloom_params& params, std::vector<blocked_bloom> stages)
       : params_(params), stages_(std::move(stages)) {
-    (void)view_checked();
+    detail::validate(params_);
+    detail::require_scalable_stages(params_, std::span<const blocked_bloom>(stages_));
   }
 
   /// Capacity of stage i under `params`: n_0 s^i rounded up step by step.
@@ -318,32 +331,19 @@ class scalable_bloom {
     if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
     stages_.back().insert_hash(h);
   }
-  template <key K>
-  void insert(const K& k) {
-    insert_hash(hash_key(k, params_.hash));
-  }
-  /// Adds every hash: fills the newest stage up to its capacity with its own
-  /// batched (prefetching) insert, opens the next, and so on.
-  void insert_many(std::span<const std::uint64_t> hashes) {
-    while (!hashes.empty()) {
+  /// The batch insert core: fills the newest stage up to its capacity with
+  /// its own batched (prefetching) insert, opens the next, and so on.
+  template <class HashAt>
+  void insert_pipelined(std::size_t n, HashAt hash_at) {
+    std::size_t done = 0;
+    while (done < n) {
       if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
       auto& last = stages_.back();
       const std::uint64_t room = last.capacity() - last.inserted();
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, hashes.size()));
-      last.insert_many(hashes.first(n));
-      hashes = hashes.subspan(n);
+      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(room, n - done));
+      last.insert_pipelined(take, [&hash_at, done](std::size_t i) { return hash_at(done + i); });
+      done += take;
     }
-  }
-
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    return detail::scalable_core<blocked_bloom>::may_contain_hash(stages_, h);
-  }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::scalable_core<blocked_bloom>::may_contain_many(stages_, hashes, out);
   }
 
   /// Union: stage i |= other's stage i; other's stages beyond ours are
@@ -379,38 +379,14 @@ class scalable_bloom {
     std::vector<blocked_bloom_view> views;
     views.reserve(stages_.size());
     for (const auto& s : stages_) views.push_back(s.view());
-    return scalable_bloom_view(detail::trusted_scalable_t{}, params_, std::move(views));
+    return scalable_bloom_view(detail::trusted, params_, std::move(views));
   }
 
   [[nodiscard]] const scalable_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  [[nodiscard]] std::size_t stages() const noexcept { return stages_.size(); }
-  [[nodiscard]] const blocked_bloom& stage(std::size_t i) const noexcept { return stages_[i]; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom& s) { return s.capacity(); });
-  }
-  [[nodiscard]] std::uint64_t inserted() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom& s) { return s.inserted(); });
-  }
-  [[nodiscard]] std::uint64_t total_bits() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom& s) { return s.bit_count(); });
-  }
-  [[nodiscard]] std::uint64_t bit_count() const noexcept { return total_bits(); }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return total_bits() / 8; }
-  [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
-    return core::sum(stages_, [](const blocked_bloom& s) { return s.set_bit_count(); });
-  }
-  [[nodiscard]] double fill_ratio() const { return view().fill_ratio(); }
-  [[nodiscard]] double estimated_cardinality() const { return view().estimated_cardinality(); }
-  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
-  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
-  [[nodiscard]] double fpr_bound() const { return view().fpr_bound(); }
-  [[nodiscard]] bool saturated() const { return view().saturated(); }
+  /// The stages, oldest first.
+  [[nodiscard]] std::span<const blocked_bloom> stage_span() const noexcept { return stages_; }
 
  private:
-  using core = detail::scalable_core<blocked_bloom>;
-
   void add_stage() {
     const auto next = static_cast<std::uint32_t>(stages_.size());
     detail::require(next < detail::scalable_max_stages, errc::unsupported,
@@ -418,15 +394,21 @@ class scalable_bloom {
     stages_.emplace_back(stage_params(params_, next));
   }
 
-  scalable_bloom_view view_checked() const {
-    std::vector<blocked_bloom_view> views;
-    views.reserve(stages_.size());
-    for (const auto& s : stages_) views.push_back(s.view());
-    return scalable_bloom_view(params_, std::move(views));
-  }
-
   scalable_bloom_params params_;
   std::vector<blocked_bloom> stages_;
 };
+
+/// scalable_bloom's facts (filter.hpp).
+template <>
+struct kind_traits<scalable_bloom> {
+  static constexpr filter_kind kind = filter_kind::scalable_bloom;
+  static constexpr hash_spec default_hash = hash_spec{};
+  static constexpr bool is_static = false;
+  static constexpr bool grows = true;
+};
+template <>
+struct kind_traits<scalable_bloom_view> : kind_traits<scalable_bloom> {};
+
+static_assert(incremental_filter<scalable_bloom> && filter<scalable_bloom_view>);
 
 }  // namespace bloomkit

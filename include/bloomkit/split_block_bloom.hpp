@@ -22,7 +22,8 @@
 #include <span>
 #include <vector>
 
-#include "bloomkit/detail/block_filter.hpp"
+#include "bloomkit/block_filter.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/detail/simd.hpp"
 
 namespace bloomkit {
@@ -175,5 +176,18 @@ inline split_block_bloom from_parquet_bitset(std::span<const std::byte> bitset, 
   const std::uint64_t count = blocks.size();
   return split_block_bloom(block_filter_params{count, 8, capacity, target_fpr, hash}, std::move(blocks), 0);
 }
+
+/// split_block_bloom's facts (filter.hpp).
+template <>
+struct kind_traits<split_block_bloom> {
+  static constexpr filter_kind kind = filter_kind::split_block_bloom;
+  static constexpr hash_spec default_hash = detail::split_block_policy::default_hash;
+  static constexpr bool is_static = false;
+  static constexpr bool grows = false;
+};
+template <>
+struct kind_traits<split_block_bloom_view> : kind_traits<split_block_bloom> {};
+
+static_assert(incremental_filter<split_block_bloom> && filter<split_block_bloom_view>);
 
 }  // namespace bloomkit

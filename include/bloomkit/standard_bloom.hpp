@@ -25,8 +25,10 @@
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
+#include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
 
@@ -48,15 +50,26 @@ namespace detail {
 /// 64-bit words needed for m bits.
 constexpr std::uint64_t words_for_bits(std::uint64_t bits) noexcept { return bits / 64 + (bits % 64 != 0); }
 
-inline void validate(const standard_bloom_params& p) {
-  require(p.bits >= 1 && p.bits <= (std::uint64_t{1} << 63), errc::invalid_argument,
-          "standard_bloom: bits must be in [1, 2^63], got " + std::to_string(p.bits));
-  require(p.k >= 1 && p.k <= 64, errc::invalid_argument,
-          "standard_bloom: k must be in [1, 64], got " + std::to_string(p.k));
-  require(p.capacity >= 1, errc::invalid_argument, "standard_bloom: capacity must be at least 1");
-  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          "standard_bloom: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, "standard_bloom: unknown hash algorithm");
+/// The one domain check of standard_bloom_params (constructors, views and
+/// the codec; see param_check).
+inline void validate(const standard_bloom_params& p, const param_check& check = {"standard_bloom"}) {
+  check(p.bits >= 1 && p.bits <= (std::uint64_t{1} << 63), "bits", "= " + std::to_string(p.bits) + " is not in [1, 2^63]");
+  check(p.k >= 1 && p.k <= 64, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
+  check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+}
+
+/// Throws `code` unless `words` is a standard filter's payload for `p`:
+/// exactly ceil(bits / 64) words with the bits past m zero. Views, loading
+/// constructors and the codec all call it (code corrupt for stored words).
+inline void require_standard_payload(const standard_bloom_params& p, std::span<const std::uint64_t> words,
+                                     errc code) {
+  require(words.size() == words_for_bits(p.bits), code,
+          "standard_bloom: expected " + std::to_string(words_for_bits(p.bits)) + " words for " +
+              std::to_string(p.bits) + " bits, got " + std::to_string(words.size()));
+  const unsigned tail = static_cast<unsigned>(p.bits % 64);
+  require(tail == 0 || (words.back() >> tail) == 0, code, "standard_bloom: bits past the end of the filter are set");
 }
 
 /// The probe sequence of one key (see the header comment).
@@ -82,10 +95,6 @@ inline void require_same_shape(const standard_bloom_params& a, const standard_bl
   require(a.k == b.k, errc::mismatch, prefix + "k differs (" + std::to_string(a.k) + " vs " + std::to_string(b.k) + ")");
   require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
 }
-
-struct trusted_standard_t {
-  explicit trusted_standard_t() = default;
-};
 
 /// Probes a batched lookup prefetches per key. A negative lookup at the
 /// usual fill (half the bits set) reads 1 + 1/2 + 1/4 + ... ~ 2 probes before
@@ -178,36 +187,20 @@ void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k
 
 }  // namespace detail
 
-/// A read-only standard filter over borrowed 64-bit words (bit i is bit
-/// i % 64 of word i / 64). Holds all query and statistics code.
-class standard_bloom_view {
+namespace detail {
+
+/// The query and statistics code of a standard filter, shared by
+/// standard_bloom and standard_bloom_view (detail/facade.hpp). D provides
+/// params(), words() and inserted().
+template <class D>
+class standard_bloom_reader : public query_facade<D> {
  public:
-  /// Views `words` (exactly ceil(bits / 64) of them, the bits past m zero)
-  /// as a filter with `params`. Throws bloomkit::error when they disagree.
-  standard_bloom_view(const standard_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted)
-      : params_(params), words_(words), inserted_(inserted) {
-    detail::validate(params_);
-    detail::require(words_.size() == detail::words_for_bits(params_.bits), errc::corrupt,
-                    "standard_bloom: expected " + std::to_string(detail::words_for_bits(params_.bits)) +
-                        " words for " + std::to_string(params_.bits) + " bits, got " + std::to_string(words_.size()));
-    const unsigned tail = static_cast<unsigned>(params_.bits % 64);
-    detail::require(tail == 0 || (words_.back() >> tail) == 0, errc::corrupt,
-                    "standard_bloom: bits past the end of the filter are set");
-  }
-  standard_bloom_view(detail::trusted_standard_t, const standard_bloom_params& params,
-                      std::span<const std::uint64_t> words, std::uint64_t inserted) noexcept
-      : params_(params), words_(words), inserted_(inserted) {}
+  static constexpr const char* kind_name = "standard_bloom";
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Stops at the first zero bit.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    return detail::standard_test(words_.data(), h, params_.bits, params_.k);
-  }
-
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
+    return standard_test(self().words().data(), h, self().params().bits, self().params().k);
   }
 
   /// may_contain_hash for use while other threads may be inserting with the
@@ -215,80 +208,87 @@ class standard_bloom_view {
   /// (detail/concurrent.hpp), so it is data-race free. Same answer as
   /// may_contain_hash on the same bits; a key whose concurrent insert has not
   /// finished (happened-before this call) may be missed. Use plain
-  /// may_contain_hash when no writer runs.
+  /// may_contain_hash when no writer runs. Reads only the words (never
+  /// inserted(), which concurrent inserts write).
   [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return detail::probe_test_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
-  }
-  /// may_contain_hash_concurrent of the key's hash under this filter's hash_spec.
-  template <key K>
-  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
-    return may_contain_hash_concurrent(hash_key(k, params_.hash));
+    return probe_test_atomic(self().words().data(), standard_probes(h, self().params().bits), self().params().k);
   }
 
-  /// out[i] = may_contain_hash(hashes[i]). Pipelined (detail/simd_batch.hpp):
-  /// the first probes (detail::standard_lookup_prefetch) of the key a window
-  /// ahead are prefetched while the current key is tested. Throws
-  /// errc::invalid_argument if the sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::require(hashes.size() == out.size(), errc::invalid_argument,
-                    "standard_bloom: may_contain_many needs as many outputs as hashes");
-    const std::uint64_t* data = hashes.data();
-    detail::standard_test_many(words_.data(), params_.bits, params_.k, hashes.size(),
-                               [data](std::size_t i) { return data[i]; }, out.data());
+  /// The batch core: out[i] = may_contain_hash(hash_at(i)), pipelined
+  /// (detail/simd_batch.hpp): the first probes (standard_lookup_prefetch) of
+  /// the key a window ahead are prefetched while the current key is tested.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    standard_test_many(self().words().data(), self().params().bits, self().params().k, n, hash_at, out);
   }
 
-  /// out[i] = may_contain(keys[i]); each key is hashed (this filter's
-  /// hash_spec) inside the pipeline of may_contain_many. Throws
-  /// errc::invalid_argument if the sizes differ.
-  template <key K>
-  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
-    detail::require(keys.size() == out.size(), errc::invalid_argument,
-                    "standard_bloom: may_contain_keys needs as many outputs as keys");
-    const K* data = keys.data();
-    const hash_spec spec = params_.hash;
-    detail::standard_test_many(words_.data(), params_.bits, params_.k, keys.size(),
-                               [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
-  }
-  /// may_contain_keys over a vector (spans do not deduce from containers).
-  template <key K, class Alloc>
-  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
-    may_contain_keys(std::span<const K>(keys), out);
+  /// Appends the k bit positions (in [0, bit_count())) that the key with
+  /// hash `h` sets and tests, in probe order (repeats possible).
+  void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
+    standard_probes probes(h, self().params().bits);
+    for (std::uint32_t i = 0; i < self().params().k; ++i) out.push_back(probes.next());
   }
 
-  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.bits; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return self().params().bits; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return self().params().k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return self().params().capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return self().params().target_fpr; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return self().words().size() * sizeof(std::uint64_t); }
 
   [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
     std::uint64_t total = 0;
-    for (auto w : words_) total += static_cast<std::uint64_t>(std::popcount(w));
+    for (auto w : self().words()) total += static_cast<std::uint64_t>(std::popcount(w));
     return total;
   }
   [[nodiscard]] double fill_ratio() const noexcept {
-    return static_cast<double>(set_bit_count()) / static_cast<double>(params_.bits);
+    return static_cast<double>(set_bit_count()) / static_cast<double>(self().params().bits);
   }
   /// Swamidass-Baldi estimate of distinct keys; +infinity when every bit is set.
   [[nodiscard]] double estimated_cardinality() const {
-    return sizing::cardinality_from_bits(static_cast<double>(params_.bits), params_.k,
+    return sizing::cardinality_from_bits(static_cast<double>(self().params().bits), self().params().k,
                                          static_cast<double>(set_bit_count()));
   }
   /// FPR for the bits set now, (X/m)^k; follows the fill past capacity.
-  [[nodiscard]] double estimated_fpr() const { return sizing::fpr_from_fill(fill_ratio(), params_.k); }
+  [[nodiscard]] double estimated_fpr() const { return sizing::fpr_from_fill(fill_ratio(), self().params().k); }
   /// The classic formula at the design point (capacity keys).
   [[nodiscard]] double design_fpr() const {
-    return sizing::classic_fpr(static_cast<double>(params_.bits), static_cast<double>(params_.capacity), params_.k);
+    return sizing::classic_fpr(static_cast<double>(self().params().bits), static_cast<double>(self().params().capacity),
+                               self().params().k);
   }
   /// Past design capacity: more inserts than capacity, confirmed by the bits
   /// beyond the estimate's noise (sizing::past_capacity).
   [[nodiscard]] bool saturated() const {
-    return inserted_ > params_.capacity && sizing::past_capacity(estimated_cardinality(), params_.capacity);
+    return self().inserted() > self().params().capacity &&
+           sizing::past_capacity(estimated_cardinality(), self().params().capacity);
   }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
+/// A read-only standard filter over borrowed 64-bit words (bit i is bit
+/// i % 64 of word i / 64). The queries and statistics are
+/// detail::standard_bloom_reader's, shared with standard_bloom.
+class standard_bloom_view : public detail::standard_bloom_reader<standard_bloom_view> {
+ public:
+  /// Views `words` (exactly ceil(bits / 64) of them, the bits past m zero)
+  /// as a filter with `params`. Throws bloomkit::error when they disagree.
+  standard_bloom_view(const standard_bloom_params& params, std::span<const std::uint64_t> words,
+                      std::uint64_t inserted)
+      : params_(params), words_(words), inserted_(inserted) {
+    detail::validate(params_);
+    detail::require_standard_payload(params_, words_, errc::corrupt);
+  }
+  standard_bloom_view(detail::trusted_t, const standard_bloom_params& params, std::span<const std::uint64_t> words,
+                      std::uint64_t inserted) noexcept
+      : params_(params), words_(words), inserted_(inserted) {}
+
+  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
 
  private:
   standard_bloom_params params_;
@@ -296,8 +296,11 @@ class standard_bloom_view {
   std::uint64_t inserted_;
 };
 
-/// An owning standard Bloom filter.
-class standard_bloom {
+/// An owning standard Bloom filter. Queries and statistics come from
+/// detail::standard_bloom_reader, the key and batch overloads from the
+/// facade (detail/facade.hpp); this class adds inserts, set algebra, clear.
+class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
+                       public detail::insert_facade<standard_bloom> {
  public:
   using view_type = standard_bloom_view;
 
@@ -316,7 +319,8 @@ class standard_bloom {
   /// A filter from existing words (loading); validated like a view.
   standard_bloom(const standard_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted)
       : params_(params), words_(std::move(words)), inserted_(inserted) {
-    (void)standard_bloom_view(params_, words_, inserted_);
+    detail::validate(params_);
+    detail::require_standard_payload(params_, words_, errc::corrupt);
   }
 
   /// A filter with m bits and k probes; the design point is the n at which
@@ -337,14 +341,12 @@ class standard_bloom {
     return standard_bloom_params{plan.bits, plan.k, capacity, target_fpr, hash};
   }
 
+  using detail::standard_bloom_reader<standard_bloom>::hash;
+
   /// Adds the key with hash `h`.
   void insert_hash(std::uint64_t h) noexcept {
     detail::standard_set(words_.data(), h, params_.bits, params_.k);
     ++inserted_;
-  }
-  template <key K>
-  void insert(const K& k) {
-    insert_hash(hash_key(k, params_.hash));
   }
 
   /// insert_hash that may run in many threads at once on the same filter,
@@ -359,73 +361,25 @@ class standard_bloom {
     detail::probe_set_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
     detail::atomic_add_relaxed(inserted_, 1);
   }
-  /// insert_hash_concurrent of `k`, hashed with this filter's hash_spec.
-  template <key K>
-  void insert_concurrent(const K& k) {
-    insert_hash_concurrent(hash_key(k, params_.hash));
+
+  /// The batch insert core: all k probe words of the key a window ahead are
+  /// prefetched for writing (identical to insert_hash on each, in order).
+  template <class HashAt>
+  void insert_pipelined(std::size_t n, HashAt hash_at) noexcept(noexcept(hash_at(std::size_t{}))) {
+    detail::standard_set_many(words_.data(), params_.bits, params_.k, n, hash_at);
+    inserted_ += n;
   }
-  /// insert_hash_concurrent on every hash, pipelined like insert_many (all k
-  /// probe words prefetched for writing a window ahead); inserted() grows by
-  /// one atomic add of hashes.size(). Same contract as insert_hash_concurrent.
-  void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
+  /// insert_pipelined with insert_hash_concurrent's atomic OR; inserted()
+  /// grows by one atomic add of n.
+  template <class HashAt>
+  void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
     std::uint64_t* words = words_.data();
     const std::uint64_t bits = params_.bits;
     const std::uint32_t k = params_.k;
     detail::prefetch_pipeline<detail::batch_window>(
-        hashes.size(), [&](std::size_t i) { return hashes[i]; },
-        [&](std::uint64_t h) { detail::prefetch_standard_probes(words, h, bits, k, true); },
+        n, hash_at, [&](std::uint64_t h) { detail::prefetch_standard_probes(words, h, bits, k, true); },
         [&](std::size_t, std::uint64_t h) { detail::probe_set_atomic(words, detail::standard_probes(h, bits), k); });
-    detail::atomic_add_relaxed(inserted_, hashes.size());
-  }
-  /// Adds every hash, in order (identical to insert_hash on each). Pipelined:
-  /// all k probe words of the key a window ahead are prefetched for writing.
-  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
-    const std::uint64_t* data = hashes.data();
-    detail::standard_set_many(words_.data(), params_.bits, params_.k, hashes.size(),
-                              [data](std::size_t i) { return data[i]; });
-    inserted_ += hashes.size();
-  }
-  /// Adds every key (hashed with this filter's hash_spec inside the
-  /// pipeline); identical to insert(k) on each, in order.
-  template <key K>
-  void insert_keys(std::span<const K> keys) {
-    const K* data = keys.data();
-    const hash_spec spec = params_.hash;
-    detail::standard_set_many(words_.data(), params_.bits, params_.k, keys.size(),
-                              [data, spec](std::size_t i) { return hash_key(data[i], spec); });
-    inserted_ += keys.size();
-  }
-  /// insert_keys over a vector (spans do not deduce from containers).
-  template <key K, class Alloc>
-  void insert_keys(const std::vector<K, Alloc>& keys) {
-    insert_keys(std::span<const K>(keys));
-  }
-
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
-  }
-  template <key K>
-  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
-    view().may_contain_keys(keys, out);
-  }
-  template <key K, class Alloc>
-  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
-    view().may_contain_keys(std::span<const K>(keys), out);
-  }
-  /// See standard_bloom_view::may_contain_hash_concurrent. Safe beside
-  /// concurrent inserts. Not through view(): making a view copies inserted_,
-  /// which concurrent inserts write.
-  [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return detail::probe_test_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
-  }
-  template <key K>
-  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
-    return may_contain_hash_concurrent(hash_key(k, params_.hash));
+    detail::atomic_add_relaxed(inserted_, n);
   }
 
   /// Union (bitwise OR). Throws errc::mismatch naming the differing field
@@ -456,24 +410,13 @@ class standard_bloom {
     inserted_ = 0;
   }
 
+  /// A read-only view of this filter (valid while it lives).
   [[nodiscard]] standard_bloom_view view() const noexcept {
-    return standard_bloom_view(detail::trusted_standard_t{}, params_, words_, inserted_);
+    return standard_bloom_view(detail::trusted, params_, words_, inserted_);
   }
   [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.bits; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t set_bit_count() const noexcept { return view().set_bit_count(); }
-  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
-  [[nodiscard]] double estimated_cardinality() const { return view().estimated_cardinality(); }
-  [[nodiscard]] double estimated_fpr() const { return view().estimated_fpr(); }
-  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
-  [[nodiscard]] bool saturated() const { return view().saturated(); }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
 
  private:
   // build_parallel (parallel_build.hpp) writes the words directly, each
@@ -484,5 +427,18 @@ class standard_bloom {
   std::vector<std::uint64_t> words_;
   std::uint64_t inserted_ = 0;
 };
+
+/// standard_bloom's facts (filter.hpp).
+template <>
+struct kind_traits<standard_bloom> {
+  static constexpr filter_kind kind = filter_kind::standard_bloom;
+  static constexpr hash_spec default_hash = hash_spec{};
+  static constexpr bool is_static = false;
+  static constexpr bool grows = false;
+};
+template <>
+struct kind_traits<standard_bloom_view> : kind_traits<standard_bloom> {};
+
+static_assert(incremental_filter<standard_bloom> && filter<standard_bloom_view>);
 
 }  // namespace bloomkit

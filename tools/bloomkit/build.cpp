@@ -85,7 +85,7 @@ inline constexpr std::size_t parallel_insert_hashes = std::size_t{1} << 20;
 /// the result is bit-identical to the single-threaded insert_many, so
 /// --threads never changes the output file. Other kinds (counting,
 /// scalable) insert on one thread. Static kinds (binary fuse, ribbon) never
-/// get here: their kind_entry has make_static, which takes all hashes at once.
+/// get here: kind_traits<F>::is_static sends them to build_static_filter.
 template <class Filter>
 void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigned threads) {
   if constexpr (parallel_insertable<Filter>) {
@@ -94,12 +94,10 @@ void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigne
       return;
     }
   }
-  if constexpr (requires { filter.insert_many(hashes); }) {
+  if constexpr (incremental_filter<Filter>) {
     filter.insert_many(hashes);
-  } else if constexpr (requires { filter.insert_hash(hashes[0]); }) {
-    for (const std::uint64_t h : hashes) filter.insert_hash(h);
   } else {
-    throw error(errc::unsupported, "this filter kind is built from all keys at once; its kind_entry needs make_static");
+    throw error(errc::unsupported, "this filter kind is built from all keys at once (kind_traits<F>::is_static)");
   }
 }
 
@@ -228,11 +226,12 @@ std::uint64_t read_all(const std::vector<std::string>& inputs, key_hasher& hashe
 int run_build(const build_options& o) {
   const auto start = clock_type::now();
   const kind_entry& entry = find_kind(o.kind);
+  const kind_info info = info_of(entry.kind);
   const key_format format = parse_key_format(o.format);
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   if (o.capacity && *o.capacity == 0) throw usage_error("--capacity must be at least 1");
   if (o.threads == 0) throw usage_error("--threads must be at least 1");
-  hash_spec spec = entry.default_hash;
+  hash_spec spec = info.default_hash;
   if (o.hash) spec.algorithm = parse_hash_algorithm(*o.hash);
   if (o.seed) spec.seed = *o.seed;
 
@@ -247,7 +246,13 @@ int run_build(const build_options& o) {
   std::uint64_t keys = 0;
 
   std::optional<any_filter> filter;
-  if (entry.make_static != nullptr) {
+  if (info.is_static) {
+    // Static kinds: the stored width fixes the FPR at 2^-f, so --fpr picks the
+    // narrowest width at or below it (kind_traits<F>::fpr_bits).
+    if (o.fpr < min_fpr_of(entry.kind)) {
+      throw usage_error("--kind " + std::string(entry.name) + " reaches FPR 2^-16 (0.0000153) at best; --fpr " +
+                        std::to_string(o.fpr) + " is below that");
+    }
     // ---- a static kind: every hash in memory, then one construction ----------
     std::vector<std::uint64_t> all;
     if (o.capacity) all.reserve(*o.capacity);
@@ -257,7 +262,7 @@ int run_build(const build_options& o) {
     });
     bar.finish();
     const auto t = clock_type::now();
-    filter.emplace(entry.make_static(all, o.fpr, spec));
+    filter.emplace(build_static_filter(entry.kind, all, o.fpr, spec));
     times.construct = seconds_since(t);
   } else {
     // ---- size the filter -----------------------------------------------------
@@ -287,7 +292,7 @@ int run_build(const build_options& o) {
 
     // The formulas need n >= 1; an empty input gives an empty filter sized for one key.
     const auto t_construct = clock_type::now();
-    filter.emplace(entry.make(std::max<std::uint64_t>(capacity, 1), o.fpr, spec));
+    filter.emplace(make_filter(entry.kind, std::max<std::uint64_t>(capacity, 1), o.fpr, spec));
     times.construct = seconds_since(t_construct);
 
     // ---- fill it -------------------------------------------------------------
@@ -334,7 +339,7 @@ int run_build(const build_options& o) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());
   }
-  if (o.capacity && keys > *o.capacity && summary.kind == "scalable_bloom" && !summary.saturated) {
+  if (o.capacity && keys > *o.capacity && info.grows && !summary.saturated) {
     // A scalable filter grows instead of saturating: say so, do not warn.
     if (!o.quiet) {
       std::fprintf(stderr,

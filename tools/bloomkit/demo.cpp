@@ -24,7 +24,7 @@ struct demo_options {
 /// keys from another (a collision between them has probability ~1e-7 and
 /// would only count as a false positive).
 std::vector<std::uint64_t> make_keys(std::uint64_t count, std::uint64_t seed) {
-  detail::splitmix64 rng(seed);
+  splitmix64 rng(seed);
   std::vector<std::uint64_t> keys(count);
   for (auto& key : keys) key = rng();
   return keys;

@@ -1,10 +1,11 @@
 // tools/bloomkit/filter_summary.hpp - what `info` and `build --json` report
 // about a filter, gathered the same way for every kind.
 //
-// Each field is read through the filter's public accessors when the kind has
-// them (checked with requires-expressions), so a kind added later shows up
-// with whatever it offers and null for the rest (e.g. k for a binary fuse
-// filter) without a change here.
+// Every field comes from the `filter` concept (bloomkit/filter.hpp); the
+// optional ones from the named capabilities a kind has (has_bit_array,
+// has_probe_count, has_blocks), so a kind added later shows up with whatever
+// it offers and null for the rest (e.g. k for a binary fuse filter) without
+// a change here.
 #pragma once
 
 #include <cstdint>
@@ -43,23 +44,19 @@ struct filter_summary {
 };
 
 /// The summary of one filter or view of kind `kind`.
-template <class F>
+template <filter F>
 filter_summary summarize_one(const F& f, filter_kind kind) {
   filter_summary s;
   s.kind = std::string(to_string(kind));
-  if constexpr (requires { f.bit_count(); }) s.bits = static_cast<std::uint64_t>(f.bit_count());
-  if constexpr (requires { f.num_hashes(); }) s.k = static_cast<std::uint64_t>(f.num_hashes());
-  if constexpr (requires { f.num_blocks(); }) s.blocks = static_cast<std::uint64_t>(f.num_blocks());
-  if constexpr (requires { f.hash(); }) {
-    s.hash = f.hash();
-  } else {
-    s.hash = f.params().hash;
-  }
+  if constexpr (has_bit_array<F>) s.bits = static_cast<std::uint64_t>(f.bit_count());
+  if constexpr (has_probe_count<F>) s.k = static_cast<std::uint64_t>(f.num_hashes());
+  if constexpr (has_blocks<F>) s.blocks = static_cast<std::uint64_t>(f.num_blocks());
+  s.hash = f.hash();
   s.capacity = f.capacity();
   s.target_fpr = f.target_fpr();
   s.inserted = f.inserted();
   s.size_bytes = f.size_in_bytes();
-  if constexpr (requires { f.fill_ratio(); }) s.fill_ratio = f.fill_ratio();
+  if constexpr (has_fill_ratio<F>) s.fill_ratio = f.fill_ratio();
   s.estimated_cardinality = f.estimated_cardinality();
   s.estimated_fpr = f.estimated_fpr();
   s.design_fpr = f.design_fpr();

@@ -111,7 +111,7 @@ class key_hasher {
   /// Throws bloomkit::error(invalid_argument) for a hash algorithm this
   /// build does not know.
   key_hasher(key_format format, hash_spec spec) : format_(format), spec_(spec) {
-    detail::require(is_known(spec.algorithm), errc::invalid_argument, "unknown hash algorithm id");
+    if (!is_known(spec.algorithm)) throw error(errc::invalid_argument, "unknown hash algorithm id");
   }
 
   /// Hashes one line (without its '\n', and with strip_cr already applied).
@@ -173,7 +173,7 @@ inline constexpr std::size_t key_batch_size = 2048;
 
 // ---- implementation of the template --------------------------------------------
 
-namespace detail {
+namespace lines {
 
 /// Bit i set when p[i] == '\n', for the 64 bytes at p. SSE2 (part of every
 /// x86-64) compares 16 bytes per instruction; elsewhere a byte loop the
@@ -220,7 +220,7 @@ inline void split_lines(std::string_view chunk, OnLine&& on_line) {
   if (start < size) on_line(data + start, data + size);  // the last line, without '\n'
 }
 
-}  // namespace detail
+}  // namespace lines
 
 template <class Sink, class Progress>
 std::uint64_t for_each_key_batch(line_reader& reader, key_hasher& hasher, Sink&& sink, Progress&& on_progress,
@@ -236,7 +236,7 @@ std::uint64_t for_each_key_batch(line_reader& reader, key_hasher& hasher, Sink&&
     n = 0;
   };
   for (std::string_view chunk = reader.next_chunk(); !chunk.empty(); chunk = reader.next_chunk()) {
-    detail::split_lines(chunk, [&](const char* begin, const char* end) {
+    lines::split_lines(chunk, [&](const char* begin, const char* end) {
       const std::string_view line = strip_cr(std::string_view(begin, static_cast<std::size_t>(end - begin)));
       ++line_number;
       if (!hasher.hash(line, hashes[n])) {

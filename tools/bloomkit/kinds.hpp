@@ -1,13 +1,13 @@
 // tools/bloomkit/kinds.hpp - the filter kinds the CLI can build, by CLI name.
 //
-// One row per kind: its --kind name, its file_format kind, the hash it uses
-// unless --hash/--seed say otherwise, and how to construct it for (capacity,
-// target FPR, hash). Adding a kind to the CLI is adding a row in kinds.cpp
-// (an incremental kind sets `make`; a static kind, built from all keys at
-// once, sets `make_static` instead).
+// One row per kind: its --kind spelling, the library kind it stands for and
+// one line of help. Everything else about a kind (default hash, static or
+// not, whether it grows, how --fpr picks its parameters, how it is built)
+// is the library's kind_traits (bloomkit/filter.hpp), reached through
+// info_of / make_filter / build_static_filter (bloomkit/format/registry.hpp).
+// Adding a kind to the CLI is adding a row in kinds.cpp.
 #pragma once
 
-#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,17 +18,8 @@
 namespace bloomkit::cli {
 
 struct kind_entry {
-  std::string_view name;  ///< the --kind value, e.g. "split-block"
-  filter_kind kind;       ///< what the file records
-  hash_spec default_hash; ///< used unless --hash / --seed are given
-  /// A new, empty filter for `capacity` keys at `target_fpr`, filled by
-  /// insert_many batches (nullptr for a static kind).
-  any_filter (*make)(std::uint64_t capacity, double target_fpr, hash_spec hash);
-  /// For a static kind (binary fuse, ribbon: built from the whole set at
-  /// once): the filter of every hash in `hashes` (duplicates allowed) at
-  /// about `target_fpr`. `build` then keeps all hashes in memory (8 bytes a
-  /// key) and ignores --capacity. nullptr for incremental kinds.
-  any_filter (*make_static)(std::span<const std::uint64_t> hashes, double target_fpr, hash_spec hash);
+  std::string_view name;     ///< the --kind value, e.g. "split-block"
+  filter_kind kind;          ///< the library's kind (and what the file records)
   std::string_view summary;  ///< one line for --help
 };
 

@@ -13,7 +13,7 @@
 //
 // Values are converted from text as the column's logical type says (DATE as
 // YYYY-MM-DD, DECIMAL with its scale, UUID canonical, ...; the table is in
-// include/bloomkit/detail/parquet_values.hpp); --hex takes the exact bytes.
+// include/bloomkit/parquet/values.hpp); --hex takes the exact bytes.
 // Exit codes as everywhere: 0 ok, 1 usage, 2 bad data (the message names the
 // file, row group, column or value).
 #include <cstdint>
@@ -50,7 +50,7 @@ struct parquet_options {
   bool json = false;
 };
 
-std::string type_words(const pq::column_descriptor& c) { return pq::detail::describe(c); }
+std::string type_words(const pq::column_descriptor& c) { return pq::describe(c); }
 
 std::string fmt(const char* format, double x) {
   char buffer[64];
@@ -171,7 +171,7 @@ int run_extract(const parquet_options& o) {
 }
 
 void write_atomically(const std::string& path, std::span<const std::byte> bytes) {
-  bloomkit::detail::format::atomic_file_writer out{std::filesystem::path(path)};
+  bloomkit::atomic_file_writer out{std::filesystem::path(path)};
   out.write(bytes);
   out.commit();
 }

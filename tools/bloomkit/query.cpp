@@ -147,11 +147,7 @@ int run_query(const query_options& o) {
         bool answers[key_batch_size];
         auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
           const auto t = clock_type::now();
-          if constexpr (requires { filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size())); }) {
-            filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));
-          } else {
-            for (std::size_t i = 0; i < hashes.size(); ++i) answers[i] = filter.may_contain_hash(hashes[i]);
-          }
+          filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));  // every kind batches (filter.hpp)
           lookup_seconds += std::chrono::duration<double>(clock_type::now() - t).count();
           keys += hashes.size();
           writer.write(lines, answers);

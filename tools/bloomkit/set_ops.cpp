@@ -40,15 +40,6 @@ struct set_options {
 
 std::string hash_words(hash_spec h) { return std::string(to_string(h.algorithm)) + " seed " + std::to_string(h.seed); }
 
-template <class F>
-hash_spec hash_of(const F& f) {
-  if constexpr (requires { f.hash(); }) {
-    return f.hash();
-  } else {
-    return f.params().hash;
-  }
-}
-
 int run_set_op(set_op op, const set_options& o) {
   const char* verb = op == set_op::merge ? "merge" : "intersect";
   if (o.inputs.size() < 2) throw usage_error(std::string(verb) + " needs at least two filter files");
@@ -66,19 +57,19 @@ int run_set_op(set_op op, const set_options& o) {
         [&](auto& a) {
           using F = std::decay_t<decltype(a)>;
           const F& b = std::get<F>(other);
-          if (!(hash_of(a) == hash_of(b))) {
+          if (!(a.hash() == b.hash())) {
             throw error(errc::mismatch,
-                        prefix + "hashes differ (" + hash_words(hash_of(a)) + " vs " + hash_words(hash_of(b)) + ")");
+                        prefix + "hashes differ (" + hash_words(a.hash()) + " vs " + hash_words(b.hash()) + ")");
           }
           try {
             if (op == set_op::merge) {
-              if constexpr (requires { a.merge(b); }) {
+              if constexpr (mergeable_with<F, F>) {
                 a.merge(b);
               } else {
                 throw error(errc::unsupported, std::string(to_string(kind_of(result))) + " filters cannot be merged");
               }
             } else {
-              if constexpr (requires { a.intersect(b); }) {
+              if constexpr (intersectable_with<F, F>) {
                 a.intersect(b);
               } else {
                 throw error(errc::unsupported,

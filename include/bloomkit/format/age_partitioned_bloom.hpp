@@ -17,7 +17,7 @@
 #include "bloomkit/age_partitioned_bloom.hpp"
 #include <type_traits>
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit {
 
@@ -30,9 +30,6 @@ struct format_codec<age_partitioned_bloom> {
   static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
-  static detail::format::common_fields common(const source_type& f) {
-    return {f.hash(), f.inserted(), f.params().window, f.target_fpr()};
-  }
   static std::uint32_t params_bytes(const source_type&) noexcept { return 80; }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     const auto& p = f.params();

@@ -13,7 +13,7 @@
 #include "bloomkit/cuckoo_filter.hpp"
 #include <type_traits>
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit {
 
@@ -26,9 +26,6 @@ struct format_codec<cuckoo_filter> {
   static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
-  static detail::format::common_fields common(const source_type& f) {
-    return {f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
-  }
   static std::uint32_t params_bytes(const source_type&) noexcept { return 32; }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     out.u64(f.buckets());

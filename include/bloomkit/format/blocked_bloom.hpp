@@ -1,10 +1,10 @@
-// bloomkit/detail/format_blocked_bloom.hpp - the file codec of blocked_bloom
+// bloomkit/format/blocked_bloom.hpp - the file codec of blocked_bloom
 // (kind 2; docs/FORMAT.md): blocks u64, k u32 in [1, 16], then 64-byte
 // blocks of eight u64 words, little-endian.
 #pragma once
 
 #include "bloomkit/blocked_bloom.hpp"
-#include "bloomkit/detail/format_block_filter.hpp"
+#include "bloomkit/format/block_filter.hpp"
 
 namespace bloomkit {
 

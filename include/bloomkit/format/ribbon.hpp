@@ -1,4 +1,4 @@
-// bloomkit/detail/format_ribbon.hpp - the file codec of ribbon
+// bloomkit/format/ribbon.hpp - the file codec of ribbon
 // (docs/FORMAT.md, "Kind 7: ribbon").
 //
 //   parameters (32 bytes): result_bits u32 (1..16) | reserved u32 (zero)
@@ -10,7 +10,7 @@
 //   header: inserted = keys, capacity = max(keys, 1), target_fpr = 2^-result_bits.
 #pragma once
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 #include "bloomkit/ribbon.hpp"
 
 namespace bloomkit {
@@ -25,10 +25,6 @@ struct format_codec<ribbon> {
   static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
-  static detail::format::common_fields common(const source_type& f) {
-    return {f.hash(), f.keys(), std::max<std::uint64_t>(f.keys(), 1),
-            std::ldexp(1.0, -static_cast<int>(f.result_bits()))};
-  }
   static std::uint32_t params_bytes(const source_type&) noexcept { return 32; }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     const ribbon_params& p = f.params();
@@ -58,14 +54,7 @@ struct format_codec<ribbon> {
     p.keys = in.u64("keys");
     in.finish();
     p.hash = h.hash;
-    check_field(p.result_bits >= 1 && p.result_bits <= 16, name, "result_bits",
-                "= " + std::to_string(p.result_bits) + " is not in [1, 16]");
-    if (p.keys == 0) {
-      check_field(p.slots == 0, name, "slots", "must be 0 in an empty filter (keys = 0)");
-    } else {
-      check_field(p.slots >= 128 && p.slots % 64 == 0 && p.slots <= (std::uint64_t{1} << 40), name, "slots",
-                  "= " + std::to_string(p.slots) + " is not a multiple of 64 in [128, 2^40]");
-    }
+    detail::validate(p, {name, errc::corrupt});
     check_field(h.inserted == p.keys, name, "inserted",
                 "= " + std::to_string(h.inserted) + " differs from keys = " + std::to_string(p.keys));
     const std::uint64_t expected = p.word_count() * 8;

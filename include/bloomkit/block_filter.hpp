@@ -1,4 +1,4 @@
-// bloomkit/detail/block_filter.hpp - the one core behind every block-shaped
+// bloomkit/block_filter.hpp - the one core behind every block-shaped
 // filter (blocked_bloom, split_block_bloom).
 //
 // A block filter is an array of fixed-size blocks. A key's 64-bit hash picks
@@ -22,6 +22,7 @@
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
+#include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
@@ -67,12 +68,6 @@ concept block_policy = requires(typename P::block_type& block, const typename P:
   { P::merge(block, cblock) } noexcept;      // block |= other
   { P::intersect(block, cblock) } noexcept;  // block &= other
 };
-
-/// Tag for views made by an owning filter whose parameters are already valid.
-struct trusted_t {
-  explicit trusted_t() = default;
-};
-inline constexpr trusted_t trusted{};
 
 /// The block a hash selects among `blocks` (< 2^32 blocks).
 constexpr std::uint64_t block_index(std::uint64_t h, std::uint64_t blocks) noexcept {
@@ -256,18 +251,17 @@ void block_set_many(typename P::block_type* blocks, std::uint64_t count, std::ui
   block_set_scalar<P>(blocks, count, k, n, hash_at);
 }
 
+/// The one domain check of block_filter_params under policy P
+/// (constructors, views and the codecs; see param_check).
 template <block_policy P>
-void validate_params(const block_filter_params& p) {
-  const std::string name(P::name);
-  require(p.blocks >= 1 && p.blocks <= P::max_blocks, errc::invalid_argument,
-          name + ": blocks must be in [1, " + std::to_string(P::max_blocks) + "], got " + std::to_string(p.blocks));
-  require(p.k >= P::min_k && p.k <= P::max_k, errc::invalid_argument,
-          name + ": k must be in [" + std::to_string(P::min_k) + ", " + std::to_string(P::max_k) + "], got " +
-              std::to_string(p.k));
-  require(p.capacity >= 1, errc::invalid_argument, name + ": capacity must be at least 1");
-  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          name + ": target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
-  require(is_known(p.hash.algorithm), errc::invalid_argument, name + ": unknown hash algorithm");
+void validate_params(const block_filter_params& p, const param_check& check = {P::name}) {
+  check(p.blocks >= 1 && p.blocks <= P::max_blocks, "blocks",
+        "= " + std::to_string(p.blocks) + " is not in [1, " + std::to_string(P::max_blocks) + "]");
+  check(p.k >= P::min_k && p.k <= P::max_k, "k",
+        "= " + std::to_string(p.k) + " is not in [" + std::to_string(P::min_k) + ", " + std::to_string(P::max_k) + "]");
+  check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
 }
 
 /// Throws errc::mismatch naming the first field where two filters differ.
@@ -282,40 +276,29 @@ void require_same_shape(const block_filter_params& a, const block_filter_params&
 
 }  // namespace detail
 
-/// A read-only block filter over borrowed blocks (for example a memory-mapped
-/// file). It owns nothing: the blocks must outlive it. All query and
-/// statistics code lives here; the owning block_filter delegates to it.
-template <detail::block_policy P>
-class block_filter_view {
+namespace detail {
+
+/// Throws `code` unless `blocks` holds exactly params.blocks blocks (views,
+/// loading constructors and codecs all call it).
+template <block_policy P>
+void require_block_payload(const block_filter_params& params, std::size_t blocks, errc code) {
+  require(blocks == params.blocks, code,
+          std::string(P::name) + ": expected " + std::to_string(params.blocks) + " blocks, got " +
+              std::to_string(blocks));
+}
+
+/// The query and statistics code of a block filter, shared by block_filter
+/// and block_filter_view (detail/facade.hpp). D provides params(), blocks()
+/// and inserted().
+template <class D, block_policy P>
+class block_filter_reader : public query_facade<D> {
  public:
-  using policy = P;
-  using block_type = typename P::block_type;
-
-  /// Views `blocks` as a filter with `params`. Validates the parameters and
-  /// that blocks.size() == params.blocks; throws bloomkit::error otherwise.
-  block_filter_view(const block_filter_params& params, std::span<const block_type> blocks, std::uint64_t inserted)
-      : params_(params), blocks_(blocks), inserted_(inserted) {
-    detail::validate_params<P>(params_);
-    detail::require(blocks_.size() == params_.blocks, errc::corrupt,
-                    std::string(P::name) + ": expected " + std::to_string(params_.blocks) + " blocks, got " +
-                        std::to_string(blocks_.size()));
-  }
-
-  /// For owning filters: no validation (their invariants already hold).
-  block_filter_view(detail::trusted_t, const block_filter_params& params, std::span<const block_type> blocks,
-                    std::uint64_t inserted) noexcept
-      : params_(params), blocks_(blocks), inserted_(inserted) {}
+  static constexpr std::string_view kind_name = P::name;
 
   /// True if the key with hash `h` may be in the set; false means certainly not.
   /// Runs the active kernel (detail/simd.hpp); every kernel answers alike.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    return detail::block_test<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
-  }
-
-  /// may_contain_hash of the key's hash under this filter's hash_spec.
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return may_contain_hash(hash_key(k, params_.hash));
+    return block_test<P>(self().blocks()[block_index(h, self().params().blocks)], h, self().params().k);
   }
 
   /// may_contain_hash for use while other threads may be inserting with the
@@ -323,64 +306,49 @@ class block_filter_view {
   /// (detail/concurrent.hpp), so it is data-race free. Same answer as
   /// may_contain_hash on the same bits; a key whose concurrent insert has not
   /// finished (happened-before this call) may be missed. Use plain
-  /// may_contain_hash when no writer runs: it takes the SIMD kernel.
+  /// may_contain_hash when no writer runs: it takes the SIMD kernel. Reads
+  /// only the blocks (never inserted(), which concurrent inserts write).
   [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return detail::block_test_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    return block_test_atomic<P>(self().blocks()[block_index(h, self().params().blocks)], h, self().params().k);
   }
 
-  /// may_contain_hash_concurrent of the key's hash under this filter's hash_spec.
-  template <key K>
-  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
-    return may_contain_hash_concurrent(hash_key(k, params_.hash));
+  /// The batch core: the blocks of the next batch_window hashes are
+  /// prefetched while the current one is tested, so their misses overlap.
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    block_test_many<P>(self().blocks().data(), self().params().blocks, self().params().k, n, hash_at, out);
   }
 
-  /// out[i] = may_contain_hash(hashes[i]). Pipelined (detail/simd_batch.hpp):
-  /// the blocks of the next detail::batch_window hashes are prefetched while
-  /// the current one is tested, so their cache misses overlap. Throws
-  /// errc::invalid_argument if the sizes differ.
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    detail::require(hashes.size() == out.size(), errc::invalid_argument,
-                    std::string(P::name) + ": may_contain_many needs as many outputs as hashes");
-    const std::uint64_t* data = hashes.data();
-    detail::block_test_many<P>(blocks_.data(), params_.blocks, params_.k, hashes.size(),
-                               [data](std::size_t i) { return data[i]; }, out.data());
+  /// Appends the bit positions (in [0, bit_count()), block-major) that the
+  /// key with hash `h` sets and tests, in increasing order: the policy sets
+  /// the key's bits in an empty block and they are read off.
+  void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
+    const std::uint64_t block = block_index(h, self().params().blocks);
+    typename P::block_type scratch{};
+    P::set(scratch, h, self().params().k);
+    constexpr std::size_t word_bits = sizeof(scratch.words[0]) * 8;
+    constexpr std::size_t words = sizeof(scratch.words) / sizeof(scratch.words[0]);
+    for (std::size_t w = 0; w < words; ++w) {
+      for (std::size_t b = 0; b < word_bits; ++b) {
+        if ((scratch.words[w] >> b) & 1U) out.push_back(block * P::block_bits + w * word_bits + b);
+      }
+    }
   }
 
-  /// out[i] = may_contain(keys[i]): hashes each key with this filter's
-  /// hash_spec inside the same pipeline as may_contain_many (key i + window
-  /// is hashed and its block prefetched while key i is tested). Throws
-  /// errc::invalid_argument if the sizes differ.
-  template <key K>
-  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
-    detail::require(keys.size() == out.size(), errc::invalid_argument,
-                    std::string(P::name) + ": may_contain_keys needs as many outputs as keys");
-    const K* data = keys.data();
-    const hash_spec spec = params_.hash;
-    detail::block_test_many<P>(blocks_.data(), params_.blocks, params_.k, keys.size(),
-                               [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+  [[nodiscard]] std::uint64_t num_blocks() const noexcept { return self().params().blocks; }
+  [[nodiscard]] std::uint64_t bit_count() const noexcept { return self().params().blocks * P::block_bits; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return self().params().k; }
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return self().params().capacity; }
+  [[nodiscard]] double target_fpr() const noexcept { return self().params().target_fpr; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept {
+    return self().params().blocks * sizeof(typename P::block_type);
   }
-  /// may_contain_keys over a vector (spans do not deduce from containers).
-  template <key K, class Alloc>
-  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
-    may_contain_keys(std::span<const K>(keys), out);
-  }
-
-  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t num_blocks() const noexcept { return params_.blocks; }
-  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.blocks * P::block_bits; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  /// Insert calls counted (duplicates included; merges add).
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return params_.blocks * sizeof(block_type); }
-  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
 
   /// Number of bits set. O(size).
   [[nodiscard]] std::uint64_t set_bit_count() const noexcept {
     std::uint64_t total = 0;
-    for (const auto& block : blocks_) total += P::popcount(block);
+    for (const auto& block : self().blocks()) total += P::popcount(block);
     return total;
   }
 
@@ -394,7 +362,7 @@ class block_filter_view {
   /// as nearly full, so the sum is then a lower bound. O(size).
   [[nodiscard]] double estimated_cardinality() const noexcept {
     double total = 0.0;
-    for (const auto& block : blocks_) total += P::block_cardinality(block, params_.k);
+    for (const auto& block : self().blocks()) total += P::block_cardinality(block, self().params().k);
     return total;
   }
 
@@ -403,13 +371,13 @@ class block_filter_view {
   /// bits under a uniform hash; follows the fill past capacity. O(size).
   [[nodiscard]] double estimated_fpr() const noexcept {
     double total = 0.0;
-    for (const auto& block : blocks_) total += P::block_fpr(block, params_.k);
-    return total / static_cast<double>(params_.blocks);
+    for (const auto& block : self().blocks()) total += P::block_fpr(block, self().params().k);
+    return total / static_cast<double>(self().params().blocks);
   }
 
   /// The model FPR for the design point (capacity keys), from sizing.
   [[nodiscard]] double design_fpr() const {
-    return P::model_fpr(params_.blocks, static_cast<double>(params_.capacity), params_.k);
+    return P::model_fpr(self().params().blocks, static_cast<double>(self().params().capacity), self().params().k);
   }
 
   /// True once the filter is past its design capacity: more insert calls than
@@ -417,8 +385,42 @@ class block_filter_view {
   /// the estimate's noise (sizing::past_capacity), so re-inserting the same
   /// keys does not count.
   [[nodiscard]] bool saturated() const noexcept {
-    return inserted_ > params_.capacity && sizing::past_capacity(estimated_cardinality(), params_.capacity);
+    return self().inserted() > self().params().capacity &&
+           sizing::past_capacity(estimated_cardinality(), self().params().capacity);
   }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
+/// A read-only block filter over borrowed blocks (for example a memory-mapped
+/// file). It owns nothing: the blocks must outlive it. Queries and
+/// statistics are detail::block_filter_reader's, shared with block_filter.
+template <detail::block_policy P>
+class block_filter_view : public detail::block_filter_reader<block_filter_view<P>, P> {
+ public:
+  using policy = P;
+  using block_type = typename P::block_type;
+
+  /// Views `blocks` as a filter with `params`. Validates the parameters and
+  /// that blocks.size() == params.blocks; throws bloomkit::error otherwise.
+  block_filter_view(const block_filter_params& params, std::span<const block_type> blocks, std::uint64_t inserted)
+      : params_(params), blocks_(blocks), inserted_(inserted) {
+    detail::validate_params<P>(params_);
+    detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
+  }
+
+  /// For owning filters: no validation (their invariants already hold).
+  block_filter_view(detail::trusted_t, const block_filter_params& params, std::span<const block_type> blocks,
+                    std::uint64_t inserted) noexcept
+      : params_(params), blocks_(blocks), inserted_(inserted) {}
+
+  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
+  /// Insert calls counted (duplicates included; merges add).
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
 
  private:
   block_filter_params params_;
@@ -427,9 +429,12 @@ class block_filter_view {
 };
 
 /// An owning block filter. Construct from (capacity, target FPR), which sizes
-/// it with the policy's own formula, or from exact parameters.
+/// it with the policy's own formula, or from exact parameters. Queries and
+/// statistics come from detail::block_filter_reader, the key and batch
+/// overloads from the facade; this class adds inserts, set algebra, clear.
 template <detail::block_policy P>
-class block_filter {
+class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
+                     public detail::insert_facade<block_filter<P>> {
  public:
   using policy = P;
   using block_type = typename P::block_type;
@@ -451,7 +456,8 @@ class block_filter {
   /// blocks.size() == params.blocks.
   block_filter(const block_filter_params& params, std::vector<block_type> blocks, std::uint64_t inserted)
       : params_(params), blocks_(std::move(blocks)), inserted_(inserted) {
-    (void)view_type(params_, blocks_, inserted_);  // validates parameters against the blocks
+    detail::validate_params<P>(params_);
+    detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
   }
 
   /// The parameters a (capacity, target_fpr) construction would choose.
@@ -464,12 +470,6 @@ class block_filter {
   void insert_hash(std::uint64_t h) noexcept {
     detail::block_set<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
     ++inserted_;
-  }
-
-  /// Adds `k`, hashed with this filter's hash_spec.
-  template <key K>
-  void insert(const K& k) {
-    insert_hash(hash_key(k, params_.hash));
   }
 
   /// insert_hash that may run in many threads at once on the same filter,
@@ -485,77 +485,25 @@ class block_filter {
     detail::atomic_add_relaxed(inserted_, 1);
   }
 
-  /// insert_hash_concurrent of `k`, hashed with this filter's hash_spec.
-  template <key K>
-  void insert_concurrent(const K& k) {
-    insert_hash_concurrent(hash_key(k, params_.hash));
+  /// The batch insert core: blocks prefetched for writing a window ahead;
+  /// identical to insert_hash on each, in order.
+  template <class HashAt>
+  void insert_pipelined(std::size_t n, HashAt hash_at) {
+    detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, n, hash_at);
+    inserted_ += n;
   }
 
-  /// insert_hash_concurrent on every hash, pipelined like insert_many
-  /// (blocks prefetched for writing a window ahead); inserted() grows by one
-  /// atomic add of hashes.size(). Same contract as insert_hash_concurrent.
-  void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
+  /// insert_pipelined with insert_hash_concurrent's atomic OR; inserted()
+  /// grows by one atomic add of n.
+  template <class HashAt>
+  void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
     block_type* blocks = blocks_.data();
     const std::uint64_t count = params_.blocks;
     const std::uint32_t k = params_.k;
     detail::prefetch_pipeline<detail::batch_window>(
-        hashes.size(), [&](std::size_t i) { return hashes[i]; },
-        [&](std::uint64_t h) { detail::prefetch_for_write(blocks + detail::block_index(h, count)); },
+        n, hash_at, [&](std::uint64_t h) { detail::prefetch_for_write(blocks + detail::block_index(h, count)); },
         [&](std::size_t, std::uint64_t h) { detail::block_set_atomic<P>(blocks[detail::block_index(h, count)], h, k); });
-    detail::atomic_add_relaxed(inserted_, hashes.size());
-  }
-
-  /// Adds every hash, in order; the result is identical to insert_hash on
-  /// each. Pipelined like may_contain_many (blocks prefetched for writing a
-  /// window ahead).
-  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
-    const std::uint64_t* data = hashes.data();
-    detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, hashes.size(),
-                              [data](std::size_t i) { return data[i]; });
-    inserted_ += hashes.size();
-  }
-
-  /// Adds every key (hashed with this filter's hash_spec inside the
-  /// pipeline); identical to insert(k) on each, in order.
-  template <key K>
-  void insert_keys(std::span<const K> keys) {
-    const K* data = keys.data();
-    const hash_spec spec = params_.hash;
-    detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, keys.size(),
-                              [data, spec](std::size_t i) { return hash_key(data[i], spec); });
-    inserted_ += keys.size();
-  }
-  /// insert_keys over a vector (spans do not deduce from containers).
-  template <key K, class Alloc>
-  void insert_keys(const std::vector<K, Alloc>& keys) {
-    insert_keys(std::span<const K>(keys));
-  }
-
-  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return view().may_contain_hash(h); }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const {
-    return view().may_contain(k);
-  }
-  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
-    view().may_contain_many(hashes, out);
-  }
-  template <key K>
-  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
-    view().may_contain_keys(keys, out);
-  }
-  template <key K, class Alloc>
-  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
-    view().may_contain_keys(std::span<const K>(keys), out);
-  }
-  /// See block_filter_view::may_contain_hash_concurrent. Safe beside
-  /// concurrent inserts. Not through view(): making a view copies inserted_,
-  /// which concurrent inserts write.
-  [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return detail::block_test_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
-  }
-  template <key K>
-  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
-    return may_contain_hash_concurrent(hash_key(k, params_.hash));
+    detail::atomic_add_relaxed(inserted_, n);
   }
 
   /// Union: this |= other. Throws errc::mismatch (naming the field) unless
@@ -590,21 +538,9 @@ class block_filter {
   [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, blocks_, inserted_); }
 
   [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t num_blocks() const noexcept { return params_.blocks; }
-  [[nodiscard]] std::uint64_t bit_count() const noexcept { return params_.blocks * P::block_bits; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return params_.k; }
-  [[nodiscard]] hash_spec hash() const noexcept { return params_.hash; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return params_.capacity; }
-  [[nodiscard]] double target_fpr() const noexcept { return params_.target_fpr; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return params_.blocks * sizeof(block_type); }
   [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
-  [[nodiscard]] std::uint64_t set_bit_count() const noexcept { return view().set_bit_count(); }
-  [[nodiscard]] double fill_ratio() const noexcept { return view().fill_ratio(); }
-  [[nodiscard]] double estimated_cardinality() const noexcept { return view().estimated_cardinality(); }
-  [[nodiscard]] double estimated_fpr() const noexcept { return view().estimated_fpr(); }
-  [[nodiscard]] double design_fpr() const { return view().design_fpr(); }
-  [[nodiscard]] bool saturated() const noexcept { return view().saturated(); }
+  /// Insert calls counted (duplicates included; merges add).
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
 
  private:
   // build_parallel (parallel_build.hpp) writes the blocks directly, each

@@ -1,4 +1,4 @@
-// bloomkit/detail/parquet_metadata.hpp - Parquet's FileMetaData (the footer)
+// bloomkit/parquet/metadata.hpp - Parquet's FileMetaData (the footer)
 // and BloomFilterHeader, decoded from and encoded to the Thrift compact
 // protocol. Included by bloomkit/parquet.hpp; use the names from there.
 //
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bloomkit/detail/thrift_compact.hpp"
+#include "bloomkit/parquet/thrift_compact.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit::parquet {

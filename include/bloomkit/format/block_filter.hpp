@@ -1,4 +1,4 @@
-// bloomkit/detail/format_block_filter.hpp - the file codec shared by the
+// bloomkit/format/block_filter.hpp - the file codec shared by the
 // block-shaped filters (blocked_bloom, split_block_bloom; docs/FORMAT.md,
 // "Kinds 2 and 3").
 //
@@ -8,8 +8,8 @@
 //            exactly the Parquet bitset).
 #pragma once
 
-#include "bloomkit/detail/block_filter.hpp"
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/block_filter.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit::detail::format {
 
@@ -27,9 +27,6 @@ struct block_filter_codec {
   static constexpr filter_kind kind = Kind;
   static constexpr std::size_t payload_alignment = alignof(block_type);
 
-  static common_fields common(const source_type& f) {
-    return {f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
-  }
   static std::uint32_t params_bytes(const source_type&) noexcept { return 16; }
   static void write_params(const source_type& f, params_writer& out) {
     out.u64(f.num_blocks());
@@ -51,18 +48,14 @@ struct block_filter_codec {
     p.k = in.u32("k");
     in.zeros(4, "reserved");
     in.finish();
-    check_field(p.blocks >= 1 && p.blocks <= P::max_blocks, name, "blocks",
-                "= " + std::to_string(p.blocks) + " is not in [1, " + std::to_string(P::max_blocks) + "]");
-    check_field(p.k >= P::min_k && p.k <= P::max_k, name, "k",
-                "= " + std::to_string(p.k) + " is not in [" + std::to_string(P::min_k) + ", " +
-                    std::to_string(P::max_k) + "]");
+    p.capacity = h.capacity;
+    p.target_fpr = h.target_fpr;
+    p.hash = h.hash;
+    detail::validate_params<P>(p, {name, errc::corrupt});
     const std::uint64_t expected = p.blocks * sizeof(block_type);  // <= 2^32 * 64: no overflow
     check_field(h.payload_bytes == expected, name, "payload_bytes",
                 "= " + std::to_string(h.payload_bytes) + ", but blocks = " + std::to_string(p.blocks) + " needs " +
                     std::to_string(expected));
-    p.capacity = h.capacity;
-    p.target_fpr = h.target_fpr;
-    p.hash = h.hash;
     return p;
   }
   static filter_type load(const params_type& p, const header& h, std::span<const std::byte> payload) {

@@ -1,4 +1,4 @@
-// bloomkit/detail/format_binary_fuse.hpp - the file codec of binary_fuse
+// bloomkit/format/binary_fuse.hpp - the file codec of binary_fuse
 // (docs/FORMAT.md, "Kind 6: binary_fuse"). Both fingerprint widths share the
 // kind; the parameters say which.
 //
@@ -11,7 +11,7 @@
 #pragma once
 
 #include "bloomkit/binary_fuse.hpp"
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit {
 
@@ -26,10 +26,6 @@ struct format_codec<binary_fuse> {
   static constexpr std::size_t payload_alignment = alignof(std::uint16_t);
 
   // ---- writing ----
-  static detail::format::common_fields common(const source_type& f) {
-    return {f.hash(), f.keys(), std::max<std::uint64_t>(f.keys(), 1),
-            std::ldexp(1.0, -static_cast<int>(f.fingerprint_bits()))};
-  }
   static std::uint32_t params_bytes(const source_type&) noexcept { return 32; }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     const binary_fuse_params& p = f.params();
@@ -61,19 +57,7 @@ struct format_codec<binary_fuse> {
     p.keys = in.u64("keys");
     in.finish();
     p.hash = h.hash;
-    check_field(p.fingerprint_bits == 8 || p.fingerprint_bits == 16, name, "fingerprint_bits",
-                "= " + std::to_string(p.fingerprint_bits) + " is not 8 or 16");
-    check_field(p.arity == 3 || p.arity == 4, name, "arity", "= " + std::to_string(p.arity) + " is not 3 or 4");
-    if (p.keys == 0) {
-      check_field(p.segment_length == 0 && p.segment_count == 0, name, "segment_length",
-                  "must be 0 with segment_count 0 in an empty filter (keys = 0)");
-    } else {
-      check_field(std::has_single_bit(p.segment_length) && p.segment_length >= 4 && p.segment_length <= (1U << 18),
-                  name, "segment_length", "= " + std::to_string(p.segment_length) + " is not a power of two in [4, 2^18]");
-      check_field(p.segment_count >= 1, name, "segment_count", "is 0 in a filter with keys");
-      check_field(p.array_length() < (std::uint64_t{1} << 32), name, "segment_count",
-                  "= " + std::to_string(p.segment_count) + " gives more than 2^32 slots");
-    }
+    detail::validate(p, {name, errc::corrupt});
     check_field(h.inserted == p.keys, name, "inserted",
                 "= " + std::to_string(h.inserted) + " differs from keys = " + std::to_string(p.keys));
     const std::uint64_t expected = p.array_length() * (p.fingerprint_bits / 8);

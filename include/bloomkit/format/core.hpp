@@ -1,10 +1,10 @@
-// bloomkit/detail/format_core.hpp - the parts of the file format every kind
+// bloomkit/format/core.hpp - the parts of the file format every kind
 // shares: filter_kind, the fixed header, checksums, and the little helpers a
 // per-kind codec uses to write and read its parameters and payload.
 //
 // Byte layout and the reasons behind it: docs/FORMAT.md. Public entry points
 // (save, load, view, inspect): bloomkit/file_format.hpp. A codec for one kind
-// lives in detail/format_<kind>.hpp and includes only this header and its
+// lives in format/<kind>.hpp and includes only this header and its
 // filter's header.
 #pragma once
 
@@ -25,48 +25,11 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 
 namespace bloomkit {
 
-/// The filter kinds a bloomkit file can hold. The numeric values are stored
-/// in files (docs/FORMAT.md, offset 12): never renumber, only append.
-enum class filter_kind : std::uint8_t {
-  standard_bloom = 1,
-  blocked_bloom = 2,
-  split_block_bloom = 3,
-  counting_bloom = 4,
-  scalable_bloom = 5,
-  binary_fuse = 6,
-  ribbon = 7,
-  cuckoo_filter = 8,
-  age_partitioned_bloom = 9,
-};
-
-/// "standard_bloom", "blocked_bloom", ...; "unknown" for an id no release defines.
-constexpr std::string_view to_string(filter_kind kind) noexcept {
-  switch (kind) {
-    case filter_kind::standard_bloom: return "standard_bloom";
-    case filter_kind::blocked_bloom: return "blocked_bloom";
-    case filter_kind::split_block_bloom: return "split_block_bloom";
-    case filter_kind::counting_bloom: return "counting_bloom";
-    case filter_kind::scalable_bloom: return "scalable_bloom";
-    case filter_kind::binary_fuse: return "binary_fuse";
-    case filter_kind::ribbon: return "ribbon";
-    case filter_kind::cuckoo_filter: return "cuckoo_filter";
-    case filter_kind::age_partitioned_bloom: return "age_partitioned_bloom";
-  }
-  return "unknown";
-}
-
-/// The kind named `name` (as to_string spells it), or nullopt.
-constexpr std::optional<filter_kind> parse_filter_kind(std::string_view name) noexcept {
-  for (std::uint8_t id = 1; id <= 9; ++id) {
-    const auto kind = static_cast<filter_kind>(id);
-    if (to_string(kind) == name) return kind;
-  }
-  return std::nullopt;
-}
 
 /// One kind-specific parameter of a file (for example "k" = 8), for tools
 /// that print a header without knowing every kind.
@@ -102,7 +65,7 @@ struct file_info {
 enum class payload_check : std::uint8_t { verify, skip };
 
 /// The codec of one filter kind: how its parameters and payload are written
-/// and read. Specialised once per kind in detail/format_<kind>.hpp (the
+/// and read. Specialised once per kind in format/<kind>.hpp (the
 /// recipe is at the top of bloomkit/file_format.hpp); never defined here.
 template <class Filter>
 struct format_codec;

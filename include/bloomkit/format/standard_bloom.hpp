@@ -1,4 +1,4 @@
-// bloomkit/detail/format_standard_bloom.hpp - the file codec of standard_bloom
+// bloomkit/format/standard_bloom.hpp - the file codec of standard_bloom
 // (docs/FORMAT.md, "Kind 1: standard_bloom").
 //
 //   parameters (16 bytes): bits u64 | k u32 | reserved u32 (zero)
@@ -6,7 +6,7 @@
 //            bit i % 64 of word i / 64; the bits past `bits` are zero.
 #pragma once
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 #include "bloomkit/standard_bloom.hpp"
 
 namespace bloomkit {
@@ -23,9 +23,6 @@ struct format_codec<standard_bloom> {
   static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
-  static detail::format::common_fields common(const source_type& f) {
-    return {f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
-  }
   static std::uint32_t params_bytes(const source_type&) noexcept { return 16; }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     out.u64(f.bit_count());
@@ -49,16 +46,14 @@ struct format_codec<standard_bloom> {
     p.k = in.u32("k");
     in.zeros(4, "reserved");
     in.finish();
-    check_field(p.bits >= 1 && p.bits <= (std::uint64_t{1} << 63), name, "bits",
-                "= " + std::to_string(p.bits) + " is not in [1, 2^63]");
-    check_field(p.k >= 1 && p.k <= 64, name, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
+    p.capacity = h.capacity;
+    p.target_fpr = h.target_fpr;
+    p.hash = h.hash;
+    detail::validate(p, {name, errc::corrupt});
     const std::uint64_t expected = detail::words_for_bits(p.bits) * 8;
     check_field(h.payload_bytes == expected, name, "payload_bytes",
                 "= " + std::to_string(h.payload_bytes) + ", but bits = " + std::to_string(p.bits) + " needs " +
                     std::to_string(expected));
-    p.capacity = h.capacity;
-    p.target_fpr = h.target_fpr;
-    p.hash = h.hash;
     return p;
   }
   /// An owning filter holding a copy of `payload` (already length-checked).

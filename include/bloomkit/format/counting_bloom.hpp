@@ -1,4 +1,4 @@
-// bloomkit/detail/format_counting.hpp - the file codec of counting_bloom
+// bloomkit/format/counting_bloom.hpp - the file codec of counting_bloom
 // (docs/FORMAT.md, "Kind 4: counting_bloom").
 //
 //   parameters (16 bytes): counters u64 | k u32 | counter_bits u32 (must be 4)
@@ -9,7 +9,7 @@
 #pragma once
 
 #include "bloomkit/counting_bloom.hpp"
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 
 namespace bloomkit {
 
@@ -26,9 +26,6 @@ struct format_codec<counting_bloom> {
   static constexpr std::uint32_t counter_bits = 4;
 
   // ---- writing ----
-  static detail::format::common_fields common(const source_type& f) {
-    return {f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
-  }
   static std::uint32_t params_bytes(const source_type&) noexcept { return 16; }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     out.u64(f.counters());
@@ -52,18 +49,16 @@ struct format_codec<counting_bloom> {
     p.k = in.u32("k");
     const std::uint32_t bits = in.u32("counter_bits");
     in.finish();
-    check_field(p.counters >= 1 && p.counters <= detail::max_counters, name, "counters",
-                "= " + std::to_string(p.counters) + " is not in [1, 2^40]");
-    check_field(p.k >= 1 && p.k <= 64, name, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
+    p.capacity = h.capacity;
+    p.target_fpr = h.target_fpr;
+    p.hash = h.hash;
+    detail::validate(p, {name, errc::corrupt});
     check_field(bits == counter_bits, name, "counter_bits",
                 "= " + std::to_string(bits) + ", but this version stores 4-bit counters only");
     const std::uint64_t expected = detail::words_for_counters(p.counters) * 8;
     check_field(h.payload_bytes == expected, name, "payload_bytes",
                 "= " + std::to_string(h.payload_bytes) + ", but counters = " + std::to_string(p.counters) +
                     " needs " + std::to_string(expected));
-    p.capacity = h.capacity;
-    p.target_fpr = h.target_fpr;
-    p.hash = h.hash;
     return p;
   }
   static filter_type load(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {

@@ -1,4 +1,4 @@
-// bloomkit/detail/thrift_compact.hpp - the subset of the Apache Thrift
+// bloomkit/parquet/thrift_compact.hpp - the subset of the Apache Thrift
 // compact protocol that Parquet metadata needs: a bounds-checked, depth-limited
 // reader that can skip any value, and a writer.
 //

@@ -1,4 +1,4 @@
-// bloomkit/detail/parquet_writer.hpp - a minimal Parquet writer: one
+// bloomkit/parquet/writer.hpp - a minimal Parquet writer: one
 // required column, PLAIN encoding, no compression, one data page per row
 // group, and a split-block Bloom filter per row group. Included by
 // bloomkit/parquet.hpp; use the names from there.
@@ -25,7 +25,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "bloomkit/detail/parquet_metadata.hpp"
+#include "bloomkit/parquet/metadata.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/split_block_bloom.hpp"

@@ -1,4 +1,4 @@
-// bloomkit/detail/format_scalable.hpp - the file codec of scalable_bloom
+// bloomkit/format/scalable_bloom.hpp - the file codec of scalable_bloom
 // (docs/FORMAT.md, "Kind 5: scalable_bloom").
 //
 //   header: capacity = initial capacity n_0, target_fpr = the compound
@@ -17,7 +17,7 @@
 
 #include <vector>
 
-#include "bloomkit/detail/format_core.hpp"
+#include "bloomkit/format/core.hpp"
 #include "bloomkit/scalable_bloom.hpp"
 
 namespace bloomkit {
@@ -91,14 +91,9 @@ struct format_codec<scalable_bloom> {
     p.params.tightening = in.f64("tightening");
     const std::uint32_t count = in.u32("stages");
     in.zeros(4, "reserved");
-    check_field(p.params.growth >= 1.0 && p.params.growth <= 16.0, name, "growth",
-                "= " + std::to_string(p.params.growth) + " is not in [1, 16]");
-    check_field(p.params.tightening > 0.0 && p.params.tightening < 1.0, name, "tightening",
-                "= " + std::to_string(p.params.tightening) + " is not in (0, 1)");
+    detail::validate(p.params, {name, errc::corrupt});
     check_field(count >= 1 && count <= detail::scalable_max_stages, name, "stages",
                 "= " + std::to_string(count) + " is not in [1, 64]");
-    check_field(h.capacity <= detail::scalable_max_stage_capacity, name, "capacity",
-                "(the initial capacity) = " + std::to_string(h.capacity) + " is above 2^40");
     std::uint64_t inserted = 0, blocks = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
       const std::string stage = "stage " + std::to_string(i) + " ";

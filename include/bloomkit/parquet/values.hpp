@@ -1,4 +1,4 @@
-// bloomkit/detail/parquet_values.hpp - a value given as text turned into the
+// bloomkit/parquet/values.hpp - a value given as text turned into the
 // bytes a Parquet writer hashes for it: the PLAIN encoding of its physical
 // type, without BYTE_ARRAY's 4-byte length prefix (../shared/PARQUET.md §4).
 // Included by bloomkit/parquet.hpp; use the names from there.
@@ -39,7 +39,7 @@
 #include <system_error>
 #include <vector>
 
-#include "bloomkit/detail/parquet_metadata.hpp"
+#include "bloomkit/parquet/metadata.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 
@@ -416,6 +416,11 @@ F parse_floating(std::string_view text, const column_descriptor& col) {
 }
 
 }  // namespace detail
+
+/// The column's physical and logical type in words, as messages and
+/// `bloomkit parquet list` print it: "INT32", "INT32 DATE",
+/// "FIXED_LEN_BYTE_ARRAY(16) UUID".
+using detail::describe;
 
 /// The bytes Parquet hashes for the value written as `text` in column `col`
 /// (see the table at the top of this header). Throws bloomkit::error

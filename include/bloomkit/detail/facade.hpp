@@ -1,0 +1,222 @@
+// bloomkit/detail/facade.hpp - the one facade every filter and view shares.
+//
+// A kind writes only its core; the facade derives the rest, once, for every
+// kind and for both the owning type and its view (the model is Boost.Bloom's
+// filter, which re-exports its core's members instead of restating them):
+//
+//   core (written per kind)                  derived here
+//   -----------------------                  ----------------------------------
+//   hash()                                   may_contain(key)
+//   may_contain_hash(h)                      may_contain_many(hashes, out)
+//   test_pipelined(n, hash_at, out)  [opt]   may_contain_keys(keys | vector, out)
+//   may_contain_hash_concurrent(h)   [opt]   may_contain_concurrent(key)
+//   insert_hash(h)                   [owner] insert(key), insert_many(hashes),
+//   insert_pipelined(n, hash_at)     [opt]   insert_keys(keys | vector)
+//   insert_hash_concurrent(h)        [opt]   insert_concurrent(key)
+//   insert_pipelined_concurrent(n, hash_at) [opt]  insert_many_concurrent(hashes)
+//
+// `hash_at(i)` yields the i-th hash; the pipelined cores prefetch a window
+// ahead (detail/simd_batch.hpp). A kind without a pipeline gets the plain
+// loop below, which answers exactly as the single-key calls. The kind's
+// query and statistics code lives in one CRTP reader per kind that both the
+// owner and the view derive from, reading the owner's or view's params(),
+// payload words and inserted(); there is no "return view().x()" anywhere.
+//
+// This header is private: it includes only the standard library and
+// error.hpp. Keys are hashed by the unqualified, ADL-found `hash_key(k,
+// spec)` of hash.hpp (found through the bloomkit::hash_spec argument).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::detail {
+
+/// Tag for the constructors of views (and filters) whose parameters and
+/// payload are already known to be valid: an owning filter making its own
+/// view, a codec after it has checked every field. The one trusted tag of
+/// the library.
+struct trusted_t {
+  explicit trusted_t() = default;
+};
+inline constexpr trusted_t trusted{};
+
+/// K can be hashed under Spec by the library's key rules (hash.hpp's `key`).
+template <class K, class Spec>
+concept hashable_with = requires(const K& k, const Spec& s) {
+  { hash_key(k, s) } -> std::convertible_to<std::uint64_t>;
+};
+
+template <class D>
+using spec_of = std::remove_cvref_t<decltype(std::declval<const D&>().hash())>;
+
+template <class D>
+concept has_concurrent_query = requires(const D& d) { d.may_contain_hash_concurrent(std::uint64_t{}); };
+
+/// The query side: every filter and view derives from it.
+template <class D>
+class query_facade {
+ public:
+  /// True if `k` (hashed with this filter's hash_spec) may be in the set;
+  /// false means certainly not.
+  template <class K>
+    requires hashable_with<K, spec_of<D>>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return self().may_contain_hash(hash_key(k, self().hash()));
+  }
+
+  /// out[i] = may_contain_hash(hashes[i]), pipelined where the kind has a
+  /// pipeline. Throws errc::invalid_argument if the sizes differ.
+  void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    require(hashes.size() == out.size(), errc::invalid_argument,
+            std::string(D::kind_name) + ": may_contain_many needs as many outputs as hashes");
+    const std::uint64_t* data = hashes.data();
+    self().test_pipelined(hashes.size(), [data](std::size_t i) { return data[i]; }, out.data());
+  }
+
+  /// out[i] = may_contain(keys[i]); each key is hashed inside the same
+  /// pipeline as may_contain_many. Throws errc::invalid_argument if the
+  /// sizes differ.
+  template <class K>
+    requires hashable_with<K, spec_of<D>>
+  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
+    require(keys.size() == out.size(), errc::invalid_argument,
+            std::string(D::kind_name) + ": may_contain_keys needs as many outputs as keys");
+    const K* data = keys.data();
+    const auto spec = self().hash();
+    self().test_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+  }
+  /// may_contain_keys over a vector (spans do not deduce from containers).
+  template <class K, class Alloc>
+    requires hashable_with<K, spec_of<D>>
+  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
+    may_contain_keys(std::span<const K>(keys), out);
+  }
+
+  /// may_contain_hash_concurrent of the key's hash (kinds with concurrent
+  /// queries only): data-race free beside *_concurrent inserts.
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>> && has_concurrent_query<DD>
+  [[nodiscard]] bool may_contain_concurrent(const K& k) const {
+    return self().may_contain_hash_concurrent(hash_key(k, self().hash()));
+  }
+
+ protected:
+  /// The default batch: the single-key test in order (kinds whose lookups
+  /// gain nothing from prefetching, or compute-bound ones).
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    for (std::size_t i = 0; i < n; ++i) out[i] = self().may_contain_hash(hash_at(i));
+  }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+template <class D>
+concept has_concurrent_insert = requires(D& d) { d.insert_hash_concurrent(std::uint64_t{}); };
+
+/// The insert side: every owning filter that takes keys one by one derives
+/// from it (static filters are built whole and do not).
+template <class D>
+class insert_facade {
+ public:
+  /// Adds `k`, hashed with this filter's hash_spec.
+  template <class K>
+    requires hashable_with<K, spec_of<D>>
+  void insert(const K& k) {
+    self().insert_hash(hash_key(k, self().hash()));
+  }
+
+  /// Adds every hash, in order; identical to insert_hash on each (pipelined
+  /// where the kind has a pipeline).
+  void insert_many(std::span<const std::uint64_t> hashes) {
+    const std::uint64_t* data = hashes.data();
+    self().insert_pipelined(hashes.size(), [data](std::size_t i) { return data[i]; });
+  }
+
+  /// Adds every key (hashed with this filter's hash_spec inside the
+  /// pipeline); identical to insert(k) on each, in order.
+  template <class K>
+    requires hashable_with<K, spec_of<D>>
+  void insert_keys(std::span<const K> keys) {
+    const K* data = keys.data();
+    const auto spec = self().hash();
+    self().insert_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); });
+  }
+  /// insert_keys over a vector (spans do not deduce from containers).
+  template <class K, class Alloc>
+    requires hashable_with<K, spec_of<D>>
+  void insert_keys(const std::vector<K, Alloc>& keys) {
+    insert_keys(std::span<const K>(keys));
+  }
+
+  /// insert_hash_concurrent of `k` (kinds with concurrent inserts only).
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>> && has_concurrent_insert<DD>
+  void insert_concurrent(const K& k) {
+    self().insert_hash_concurrent(hash_key(k, self().hash()));
+  }
+
+  /// insert_hash_concurrent on every hash, pipelined like insert_many; the
+  /// same contract as insert_hash_concurrent (kinds with concurrent inserts).
+  template <class DD = D>
+    requires has_concurrent_insert<DD>
+  void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
+    const std::uint64_t* data = hashes.data();
+    self().insert_pipelined_concurrent(hashes.size(), [data](std::size_t i) { return data[i]; });
+  }
+
+ protected:
+  /// The default batch insert: insert_hash on each, in order.
+  template <class HashAt>
+  void insert_pipelined(std::size_t n, HashAt hash_at) {
+    for (std::size_t i = 0; i < n; ++i) self().insert_hash(hash_at(i));
+  }
+
+ private:
+  [[nodiscard]] D& self() noexcept { return static_cast<D&>(*this); }
+};
+
+/// The state every static filter (binary fuse, ribbon) reports, derived from
+/// its key count and FPR exponent. A static filter knows its set exactly:
+/// inserted and the cardinality are the stored key count, the FPR is fixed
+/// by the fingerprint (result) width, and it is never saturated. Its design
+/// capacity is max(keys, 1): every filter's capacity is at least 1 (the file
+/// header stores it so), an empty filter included. D provides params()
+/// (with .keys), size_in_bytes() and fpr_bits().
+template <class D>
+class static_facade : public query_facade<D> {
+ public:
+  /// Distinct keys stored.
+  [[nodiscard]] std::uint64_t keys() const noexcept { return self().params().keys; }
+  /// max(keys(), 1): the empty filter's design capacity is 1, as stored.
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return std::max<std::uint64_t>(keys(), 1); }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return keys(); }
+  [[nodiscard]] double estimated_cardinality() const noexcept { return static_cast<double>(keys()); }
+  /// 2^-fpr_bits(), the FPR the layout is built for (also for an empty filter).
+  [[nodiscard]] double target_fpr() const noexcept { return std::ldexp(1.0, -static_cast<int>(self().fpr_bits())); }
+  /// The false-positive rate for keys not in the set: 2^-fpr_bits() (0 when empty).
+  [[nodiscard]] double design_fpr() const noexcept { return keys() == 0 ? 0.0 : target_fpr(); }
+  [[nodiscard]] double estimated_fpr() const noexcept { return design_fpr(); }
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+  /// Payload bits per stored key (0 for an empty filter).
+  [[nodiscard]] double bits_per_key() const noexcept {
+    return keys() == 0 ? 0.0 : 8.0 * static_cast<double>(self().size_in_bytes()) / static_cast<double>(keys());
+  }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace bloomkit::detail

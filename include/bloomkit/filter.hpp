@@ -1,0 +1,171 @@
+// bloomkit/filter.hpp - what every filter and view shares, as types: the
+// `filter` concept (the contract of DESIGN.md, "Public API shape"), the
+// optional capabilities a kind may add, the kind ids, and kind_traits, the
+// one place a kind states its name, file-format id, default hash, whether it
+// is static or grows, and how a target FPR picks its parameters.
+//
+// Every kind header specialises kind_traits for its owning type and view
+// and checks itself against `filter` with a static_assert; tools (the CLI,
+// the playground, the bindings) ask these traits and concepts instead of
+// guessing with requires-expressions or kind names.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit {
+
+/// The kind ids a bloomkit file stores (docs/FORMAT.md). Never renumbered;
+/// a new kind takes the next id.
+enum class filter_kind : std::uint8_t {
+  standard_bloom = 1,
+  blocked_bloom = 2,
+  split_block_bloom = 3,
+  counting_bloom = 4,
+  scalable_bloom = 5,
+  binary_fuse = 6,
+  ribbon = 7,
+  cuckoo_filter = 8,
+  age_partitioned_bloom = 9,
+};
+
+/// The kind's name, e.g. "blocked_bloom" (kind_traits<F>::name spells the same).
+constexpr std::string_view to_string(filter_kind kind) noexcept {
+  switch (kind) {
+    case filter_kind::standard_bloom: return "standard_bloom";
+    case filter_kind::blocked_bloom: return "blocked_bloom";
+    case filter_kind::split_block_bloom: return "split_block_bloom";
+    case filter_kind::counting_bloom: return "counting_bloom";
+    case filter_kind::scalable_bloom: return "scalable_bloom";
+    case filter_kind::binary_fuse: return "binary_fuse";
+    case filter_kind::ribbon: return "ribbon";
+    case filter_kind::cuckoo_filter: return "cuckoo_filter";
+    case filter_kind::age_partitioned_bloom: return "age_partitioned_bloom";
+  }
+  return "unknown";
+}
+
+/// The kind named `name` (as to_string spells it), or nullopt.
+constexpr std::optional<filter_kind> parse_filter_kind(std::string_view name) noexcept {
+  for (int id = 1; id <= 9; ++id) {
+    const auto kind = static_cast<filter_kind>(id);
+    if (to_string(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
+/// The facts of one kind, specialised in the kind's header for its owning
+/// type (and inherited by its view):
+///
+///   kind            filter_kind, the id files store
+///   name            to_string(kind)
+///   default_hash    the hash_spec the kind uses unless told otherwise
+///   is_static       built once from the whole key set (no insert)
+///   grows           adds capacity as keys arrive (never saturates by design)
+///   min_fpr         the smallest target FPR its parameters reach (static kinds)
+///   fpr_bits(p)     static kinds: the fingerprint / result width for target p
+template <class F>
+struct kind_traits;
+
+/// The traits as a value, for code that picks a kind at run time.
+struct kind_info {
+  filter_kind kind{};
+  std::string_view name;
+  hash_spec default_hash{};
+  bool is_static = false;
+  bool grows = false;
+};
+
+/// kind_traits<F> as a kind_info.
+template <class F>
+constexpr kind_info info_of() noexcept {
+  using T = kind_traits<F>;
+  return kind_info{T::kind, to_string(T::kind), T::default_hash, T::is_static, T::grows};
+}
+
+/// The contract every filter and every view satisfies: hash-based and
+/// key-based queries, the batch query, its hash_spec and parameters, and the
+/// state a user can ask for (DESIGN.md, "Public API shape").
+template <class F>
+concept filter = requires(const F& f, std::uint64_t h, std::span<const std::uint64_t> hashes, std::span<bool> out) {
+  { kind_traits<F>::kind } -> std::convertible_to<filter_kind>;
+  { f.may_contain_hash(h) } -> std::same_as<bool>;
+  { f.may_contain(std::uint64_t{}) } -> std::same_as<bool>;
+  f.may_contain_many(hashes, out);
+  { f.hash() } -> std::same_as<hash_spec>;
+  f.params();
+  { f.size_in_bytes() } -> std::convertible_to<std::uint64_t>;
+  { f.capacity() } -> std::convertible_to<std::uint64_t>;
+  { f.inserted() } -> std::convertible_to<std::uint64_t>;
+  { f.target_fpr() } -> std::convertible_to<double>;
+  { f.design_fpr() } -> std::convertible_to<double>;
+  { f.estimated_fpr() } -> std::convertible_to<double>;
+  { f.estimated_cardinality() } -> std::convertible_to<double>;
+  { f.saturated() } -> std::same_as<bool>;
+};
+
+/// An owning filter: a filter with a zero-copy view of the same kind.
+template <class F>
+concept owning_filter = filter<F> && requires(const F& f) {
+  typename F::view_type;
+  { f.view() } -> std::same_as<typename F::view_type>;
+} && filter<typename F::view_type>;
+
+/// A filter that takes keys one at a time (not a static kind).
+template <class F>
+concept incremental_filter = owning_filter<F> && requires(F& f, std::uint64_t h, std::span<const std::uint64_t> hs) {
+  f.insert_hash(h);
+  f.insert_many(hs);
+  f.clear();
+};
+
+/// Filters of one shape that combine by union (OR) with a filter or view.
+template <class F, class Other>
+concept mergeable_with = requires(F& f, const Other& other) { f.merge(other); };
+/// Filters of one shape that combine by intersection (AND).
+template <class F, class Other>
+concept intersectable_with = requires(F& f, const Other& other) { f.intersect(other); };
+
+/// Kinds with a bit array of bit_count() bits (not counting, not the static kinds).
+template <class F>
+concept has_bit_array = requires(const F& f) { { f.bit_count() } -> std::convertible_to<std::uint64_t>; };
+/// Kinds whose state is a fill (bits or counters set): the Bloom family.
+template <class F>
+concept has_fill_ratio = requires(const F& f) { { f.fill_ratio() } -> std::convertible_to<double>; };
+/// Kinds with a fixed number of probes per key.
+template <class F>
+concept has_probe_count = requires(const F& f) { { f.num_hashes() } -> std::convertible_to<std::uint64_t>; };
+/// Block-shaped kinds (one block per key).
+template <class F>
+concept has_blocks = requires(const F& f) { { f.num_blocks() } -> std::convertible_to<std::uint64_t>; };
+/// Kinds that can list where a key's probes go (for pictures and teaching):
+/// bit (or counter) positions appended to a vector.
+template <class F>
+concept has_probe_positions = requires(const F& f, std::uint64_t h, std::vector<std::uint64_t>& out) {
+  f.probe_positions(h, out);
+};
+
+namespace fpr_rule {
+
+/// The narrowest binary fuse fingerprint width whose FPR 2^-f is at or below
+/// target_fpr: 8 bits down to 1/256, else 16 (the CLI's rule since the kind
+/// was added; callers refuse targets below 2^-16 first).
+constexpr std::uint32_t binary_fuse_bits(double target_fpr) noexcept { return target_fpr >= 1.0 / 256 ? 8 : 16; }
+
+/// The smallest Ribbon result width r with 2^-r <= target_fpr, in [1, 16]
+/// (the epsilon keeps 2^-7 at r = 7).
+inline std::uint32_t ribbon_bits(double target_fpr) noexcept {
+  return static_cast<std::uint32_t>(std::clamp(std::ceil(-std::log2(target_fpr) - 1e-9), 1.0, 16.0));
+}
+
+}  // namespace fpr_rule
+
+}  // namespace bloomkit
