@@ -392,7 +392,8 @@ class age_partitioned_bloom_view : public detail::apbf_reader<age_partitioned_bl
 
 /// An owning age-partitioned Bloom filter (see the header comment for the
 /// window guarantee and the FPR bound).
-class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom> {
+class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
+                              public detail::insert_facade<age_partitioned_bloom> {
  public:
   using view_type = age_partitioned_bloom_view;
 
@@ -479,10 +480,6 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom> 
     }
     set_bits(h);
   }
-  template <key K>
-  void insert(const K& k) {
-    insert_hash(hash_key(k, params_.hash));
-  }
 
   /// Time windows: advances the clock to `now` (expiring whole generations)
   /// and inserts. Throws errc::invalid_argument when now is before the latest
@@ -513,32 +510,15 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom> 
     state_.now = now;
   }
 
-  /// Test-and-add: returns true and inserts when the key is certainly not in
-  /// the window; returns false, changing nothing, when it may be (its life
-  /// is not restarted: use insert to refresh a key). One pass over the k + l
-  /// slices' bits answers.
+  /// Test-and-add (the facade derives insert_if_absent(key) and the bitmap
+  /// batch insert_if_absent_many): returns true and inserts when the key is
+  /// certainly not in the window; returns false, changing nothing, when it
+  /// may be (its life is not restarted: use insert to refresh a key). The
+  /// query's one pass over the slices answers; the insert then sets k bits.
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
     if (test(h, 0)) return false;
     insert_hash(h);
     return true;
-  }
-  template <key K>
-  bool insert_if_absent(const K& k) {
-    return insert_if_absent_hash(hash_key(k, params_.hash));
-  }
-  /// insert_if_absent_hash in order; bit i of the result (word i / 64) is set
-  /// iff key i was inserted.
-  std::vector<std::uint64_t> insert_if_absent_many(std::span<const std::uint64_t> hashes) {
-    std::vector<std::uint64_t> bits(hashes.size() / 64 + (hashes.size() % 64 != 0), 0);
-    for (std::size_t i = 0; i < hashes.size(); ++i) {
-      if (insert_if_absent_hash(hashes[i])) bits[i / 64] |= std::uint64_t{1} << (i % 64);
-    }
-    return bits;
-  }
-
-  /// Adds every hash in order.
-  void insert_many(std::span<const std::uint64_t> hashes) noexcept {
-    for (const std::uint64_t h : hashes) insert_hash(h);
   }
 
   /// Every bit zero and the ring back at its start.

@@ -356,6 +356,19 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     for (std::uint32_t i = 0; i < params_.k; ++i) increment(probes.next());
     ++inserted_;
   }
+  /// Test-and-add with set semantics: computes the key's k counters once;
+  /// if every one is non-zero the key may be present and nothing changes
+  /// (false); otherwise increments them and returns true. A key added only
+  /// this way is counted once, so a later remove takes it out entirely.
+  bool insert_if_absent_hash(std::uint64_t h) noexcept {
+    const detail::counting_probe_set set(h, params_.counters, params_.k);
+    bool present = true;
+    for (std::uint32_t i = 0; i < set.k; ++i) present &= get(set.index[i]) != 0;
+    if (present) return false;
+    for (std::uint32_t i = 0; i < set.k; ++i) increment(set.index[i]);
+    ++inserted_;
+    return true;
+  }
   /// Adds every hash; prefetches each key's first counter a window ahead.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
