@@ -567,6 +567,10 @@ struct kind_traits<age_partitioned_bloom> {
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = true;
+  /// Why merge and intersect are refused (tools print it).
+  static constexpr std::string_view no_merge_reason =
+      "age-partitioned (window) filters do not merge: the slices of two streams are at different ages, so an OR "
+      "would keep old keys past their window; insert both streams into one filter instead";
 };
 template <>
 struct kind_traits<age_partitioned_bloom_view> : kind_traits<age_partitioned_bloom> {};

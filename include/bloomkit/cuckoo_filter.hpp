@@ -497,7 +497,10 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
   /// of its two buckets answers and finds the free slot. Returns
   /// insert_result::present (the key may be present; nothing changed),
   /// inserted, or full (absent but no room; nothing changed). Set semantics:
-  /// a key added only through this call is stored at most once.
+  /// a key added only through this call is stored at most once. Caution
+  /// with remove: a key refused as a false positive shares another key's
+  /// fingerprint, so removing that key makes it a false negative; where
+  /// keys are removed later, insert (a multiset) is the safe call.
   insert_result insert_if_absent_hash(std::uint64_t h) noexcept {
     const std::uint32_t f = params_.fingerprint_bits;
     const auto a = detail::cuckoo_address_of(h, params_.buckets, f);
@@ -655,6 +658,10 @@ struct kind_traits<cuckoo_filter> {
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = false;
+  /// Why merge and intersect are refused (tools print it).
+  static constexpr std::string_view no_merge_reason =
+      "cuckoo filters do not merge: each key is one fingerprint in one of two buckets, so two tables cannot be "
+      "combined by OR, and re-inserting one into the other can fail; build one filter from all the keys";
 };
 template <>
 struct kind_traits<cuckoo_filter_view> : kind_traits<cuckoo_filter> {};
