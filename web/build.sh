@@ -58,7 +58,7 @@ WARNINGS=(-Wall -Wextra -Wpedantic -Werror)
 if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then
   say "compiling bloomkit to WebAssembly (the CMake preset wasm, em++ $(em++ --version | sed -n '1s/.* \([0-9][0-9.]*\) .*/\1/p'))"
   # One build line: the wasm preset (CMakePresets.json, target playground).
-  (cd "$ROOT" && cmake --preset wasm >/dev/null && cmake --build build/wasm --target playground)
+  (cd "$ROOT" && cmake --preset wasm >/dev/null && cmake --build --preset wasm)
   # Copy under temporary names and rename, so an interrupted build never
   # leaves a .mjs that loads a stale or half-written .wasm.
   cp -f "$ROOT/build/wasm/playground.wasm" "$DIST/.playground.wasm.tmp"

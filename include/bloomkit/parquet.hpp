@@ -9,7 +9,7 @@
 //     if (auto f = file.bloom_filter(rg, col); f && !f->filter.may_contain(bytes))
 //       ;  // row group rg cannot hold 42: a reader may skip it
 //
-// Layout (apache/parquet-format, facts in ../shared/PARQUET.md §1-2):
+// Layout (apache/parquet-format, facts in docs/PARQUET.md §1-2):
 //   "PAR1" ... column data ... [BloomFilterHeader + bitset]... FileMetaData <u32 LE length> "PAR1"
 // ColumnMetaData.bloom_filter_offset is the absolute offset of a header in
 // the Thrift compact protocol, immediately followed by numBytes of bitset;

@@ -423,7 +423,7 @@ inline double fpr_from_fill(double fill, double k) {
   return std::pow(fill, k);
 }
 
-/// Which Parquet writer's size rounding to imitate (../shared/PARQUET.md §5).
+/// Which Parquet writer's size rounding to imitate (docs/PARQUET.md §5).
 enum class parquet_writer {
   duckdb,     ///< NextPowerOfTwo(floor(m/8)) bytes, at least 32, no upper cap
   arrow_cpp,  ///< bits = (uint32)m capped at 2^30, >= 256, rounded up to a power of two

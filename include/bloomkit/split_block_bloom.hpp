@@ -1,6 +1,6 @@
 // bloomkit/split_block_bloom.hpp - the Parquet split-block Bloom filter (SBBF).
 //
-// Bit-exact with Apache Parquet's BloomFilter.md (facts in ../shared/PARQUET.md):
+// Bit-exact with Apache Parquet's BloomFilter.md (facts in docs/PARQUET.md):
 //   blocks of eight 32-bit words (256 bits); block i = ((h >> 32) * z) >> 32;
 //   x = low 32 bits of h; word w gets bit (uint32)(x * SALT[w]) >> 27;
 //   keys hashed with XXH64, seed 0, over the value's plain encoding;
@@ -133,7 +133,7 @@ using split_block_bloom = block_filter<detail::split_block_policy>;
 using split_block_bloom_view = block_filter_view<detail::split_block_policy>;
 
 /// A split_block_bloom sized exactly as a Parquet writer sizes its filters
-/// for `ndv` distinct values at `fpp` (../shared/PARQUET.md §5), so that
+/// for `ndv` distinct values at `fpp` (docs/PARQUET.md §5), so that
 /// inserting the same values yields the writer's bytes. Hash: XXH64 seed 0.
 inline split_block_bloom parquet_sized_split_block(std::uint64_t ndv, double fpp,
                                                    sizing::parquet_writer writer = sizing::parquet_writer::duckdb) {

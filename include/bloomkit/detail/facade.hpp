@@ -27,7 +27,10 @@
 //
 // This header is private: it includes only the standard library and
 // error.hpp. Keys are hashed by the unqualified, ADL-found `hash_key(k,
-// spec)` of hash.hpp (found through the bloomkit::hash_spec argument).
+// spec)` of hash.hpp (found through the bloomkit::hash_spec argument). The
+// constraints name D through a defaulted parameter (DD = D) so they are
+// checked when a member is called, with D complete (clang checks a
+// non-dependent constraint when the class is instantiated).
 #pragma once
 
 #include <algorithm>
@@ -72,8 +75,8 @@ class query_facade {
  public:
   /// True if `k` (hashed with this filter's hash_spec) may be in the set;
   /// false means certainly not.
-  template <class K>
-    requires hashable_with<K, spec_of<D>>
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>>
   [[nodiscard]] bool may_contain(const K& k) const {
     return self().may_contain_hash(hash_key(k, self().hash()));
   }
@@ -90,8 +93,8 @@ class query_facade {
   /// out[i] = may_contain(keys[i]); each key is hashed inside the same
   /// pipeline as may_contain_many. Throws errc::invalid_argument if the
   /// sizes differ.
-  template <class K>
-    requires hashable_with<K, spec_of<D>>
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>>
   void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
     require(keys.size() == out.size(), errc::invalid_argument,
             std::string(D::kind_name) + ": may_contain_keys needs as many outputs as keys");
@@ -100,8 +103,8 @@ class query_facade {
     self().test_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
   }
   /// may_contain_keys over a vector (spans do not deduce from containers).
-  template <class K, class Alloc>
-    requires hashable_with<K, spec_of<D>>
+  template <class K, class Alloc, class DD = D>
+    requires hashable_with<K, spec_of<DD>>
   void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
     may_contain_keys(std::span<const K>(keys), out);
   }
@@ -144,8 +147,8 @@ template <class D>
 class insert_facade {
  public:
   /// Adds `k`, hashed with this filter's hash_spec.
-  template <class K>
-    requires hashable_with<K, spec_of<D>>
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>>
   void insert(const K& k) {
     self().insert_hash(hash_key(k, self().hash()));
   }
@@ -159,16 +162,16 @@ class insert_facade {
 
   /// Adds every key (hashed with this filter's hash_spec inside the
   /// pipeline); identical to insert(k) on each, in order.
-  template <class K>
-    requires hashable_with<K, spec_of<D>>
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>>
   void insert_keys(std::span<const K> keys) {
     const K* data = keys.data();
     const auto spec = self().hash();
     self().insert_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); });
   }
   /// insert_keys over a vector (spans do not deduce from containers).
-  template <class K, class Alloc>
-    requires hashable_with<K, spec_of<D>>
+  template <class K, class Alloc, class DD = D>
+    requires hashable_with<K, spec_of<DD>>
   void insert_keys(const std::vector<K, Alloc>& keys) {
     insert_keys(std::span<const K>(keys));
   }

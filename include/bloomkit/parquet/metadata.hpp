@@ -3,7 +3,7 @@
 // protocol. Included by bloomkit/parquet.hpp; use the names from there.
 //
 // Field ids follow apache/parquet-format src/main/thrift/parquet.thrift
-// (table in ../shared/PARQUET.md §1). Only what Bloom filters need is kept:
+// (table in docs/PARQUET.md §1). Only what Bloom filters need is kept:
 // the schema leaves with their types, and per row group and column the
 // path, physical type and bloom_filter_offset / bloom_filter_length. Every
 // other field, including ones added after this was written (ColumnMetaData
@@ -137,7 +137,7 @@ struct file_metadata {
   std::vector<row_group> row_groups;
 };
 
-/// A decoded BloomFilterHeader (parquet.thrift; ../shared/PARQUET.md §2).
+/// A decoded BloomFilterHeader (parquet.thrift; docs/PARQUET.md §2).
 struct bloom_filter_header {
   std::int32_t num_bytes = 0;   ///< bitset size in bytes (header not included)
   bool algorithm_block = false;    ///< BloomFilterAlgorithm.BLOCK set
@@ -573,7 +573,7 @@ inline bloom_filter_header decode_bloom_filter_header(std::span<const std::byte>
 }
 
 /// The canonical BloomFilterHeader bytes every known writer produces for a
-/// bitset of `num_bytes` bytes (../shared/PARQUET.md §2): 15 <varint> 2C 1C
+/// bitset of `num_bytes` bytes (docs/PARQUET.md §2): 15 <varint> 2C 1C
 /// 00 00 3C 1C 00 00 4C 1C 00 00 00. Throws errc::invalid_argument unless
 /// num_bytes is a positive multiple of 32 that fits an i32.
 inline std::vector<std::byte> encode_bloom_filter_header(std::uint64_t num_bytes) {

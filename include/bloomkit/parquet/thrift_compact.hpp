@@ -3,7 +3,7 @@
 // reader that can skip any value, and a writer.
 //
 // Wire format (Thrift compact protocol spec, thrift/doc/specs/thrift-compact-protocol.md;
-// summary in ../shared/PARQUET.md §2):
+// summary in docs/PARQUET.md §2):
 //   * struct: fields, then a stop byte 0x00. Field header: one byte
 //     (delta << 4) | type when the id grows by 1..15 from the previous field of
 //     the same struct, else the byte `type` followed by the id as a zigzag varint.

@@ -1,6 +1,6 @@
 // bloomkit/parquet/values.hpp - a value given as text turned into the
 // bytes a Parquet writer hashes for it: the PLAIN encoding of its physical
-// type, without BYTE_ARRAY's 4-byte length prefix (../shared/PARQUET.md §4).
+// type, without BYTE_ARRAY's 4-byte length prefix (docs/PARQUET.md §4).
 // Included by bloomkit/parquet.hpp; use the names from there.
 //
 // The text is read as the column's logical (or converted) type says
@@ -23,7 +23,7 @@
 //   FIXED_LEN_BYTE_ARRAY the text's bytes if exactly type_length long, INT96 an ISO timestamp
 //   (8-byte LE nanoseconds of the day, then 4-byte LE Julian day), BOOLEAN "true"/"false".
 // BOOLEAN: no writer but arrow-rs writes a filter for it, and arrow-rs hashes one byte 0/1, so
-// that is what a probe hashes; bloomkit refuses to write BOOLEAN filters (PARQUET.md §4).
+// that is what a probe hashes; bloomkit refuses to write BOOLEAN filters (docs/PARQUET.md §4).
 // Raw bytes: encode_hex() takes hex digits, checked against the type's width.
 #pragma once
 

@@ -5,7 +5,7 @@
 //
 // Its purpose is proof that bloomkit's filters are what Parquet readers
 // expect (a real reader such as DuckDB finds them and answers from them),
-// not a general writer. File layout, as DuckDB lays it out (PARQUET.md §1):
+// not a general writer. File layout, as DuckDB lays it out (docs/PARQUET.md §1):
 //   "PAR1"
 //   per row group: PageHeader (DATA_PAGE v1) + PLAIN values
 //   per row group: BloomFilterHeader + bitset
