@@ -37,7 +37,7 @@ double cpu_ns() {
 }
 
 std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
-  bloomkit::detail::splitmix64 g(seed);
+  bloomkit::splitmix64 g(seed);
   std::vector<std::uint64_t> out(n);
   for (auto& h : out) h = g();
   return out;
@@ -165,7 +165,7 @@ void window_kind(std::uint64_t n) {
 }
 
 void kmers(std::uint64_t bases) {
-  bloomkit::detail::splitmix64 rng(5);
+  bloomkit::splitmix64 rng(5);
   std::string seq(bases, 'A');
   for (char& c : seq) c = "ACGT"[rng() % 4];
   std::vector<std::uint64_t> ints;

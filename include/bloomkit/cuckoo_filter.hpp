@@ -352,7 +352,9 @@ class cuckoo_reader : public query_facade<D> {
     const std::uint64_t* words = self().words().data();
     const std::uint64_t b1 = cuckoo_load_bucket(words, a.first, f);
     const std::uint64_t b2 = cuckoo_load_bucket(words, a.second, f);
-    return cuckoo_bucket_has(b1, a.fingerprint, f) | cuckoo_bucket_has(b2, a.fingerprint, f) | victim_matches(a);
+    // Bitwise on ints, not ||: all three tests run, without branches.
+    return (static_cast<int>(cuckoo_bucket_has(b1, a.fingerprint, f)) |
+            static_cast<int>(cuckoo_bucket_has(b2, a.fingerprint, f)) | static_cast<int>(victim_matches(a))) != 0;
   }
   void prefetch_buckets(std::uint64_t h, bool for_write) const noexcept {
     const std::uint32_t f = self().params().fingerprint_bits;
