@@ -24,7 +24,7 @@ die() { printf 'bloomkit.sh: %s\n' "$*" >&2; exit 1; }
 
 # ---- set-up -----------------------------------------------------------------------
 CORE_PACKAGES=(g++ cmake ninja-build pkg-config libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libbloom-dev nlohmann-json3-dev)
+  libcli11-dev libbloom-dev nlohmann-json3-dev ccache)
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 WEB_PACKAGES=(emscripten nodejs npm chromium)
 
@@ -72,8 +72,15 @@ setup_web() {
 build_preset() {
   local preset="$1"
   say "building preset $preset"
-  cmake --preset "$preset" >/dev/null
-  cmake --build "build/$preset" -j "$JOBS"
+  # ccache, when present, makes a rebuild on the same machine (CI after a
+  # session, a second clone) cheap; paths are taken relative to the root so
+  # clones in other folders share the cache. Read only when configuring.
+  if command -v ccache >/dev/null 2>&1; then
+    CCACHE_BASEDIR="$ROOT" CMAKE_CXX_COMPILER_LAUNCHER=ccache cmake --preset "$preset" >/dev/null
+  else
+    cmake --preset "$preset" >/dev/null
+  fi
+  CCACHE_BASEDIR="$ROOT" cmake --build "build/$preset" -j "$JOBS"
 }
 
 run_ctest() {
@@ -99,11 +106,16 @@ step() {
 test_release() { build_preset release && run_ctest release; }
 test_debug() { build_preset debug && run_ctest debug; }
 test_tsan() {
-  ls tests/*concurrent*_test.cpp >/dev/null 2>&1 || { say "no concurrent tests yet"; return 0; }
-  build_preset tsan && TSAN_OPTIONS="halt_on_error=1" run_ctest tsan -L concurrent
+  ls tests/*concurrent*_test.cpp >/dev/null 2>&1 || { say "FAILED: no tests/*concurrent*_test.cpp"; return 1; }
+  build_preset tsan || return 1
+  # The self-test must be among the tests run: without it a TSan build that
+  # reports nothing would pass (tests/tsan/planted_race.cpp).
+  ctest --test-dir build/tsan -N -L concurrent | grep tsan_catches_planted_race >/dev/null ||
+    { say "FAILED: the tsan preset has no tsan_catches_planted_race test"; return 1; }
+  TSAN_OPTIONS="halt_on_error=1" run_ctest tsan -L concurrent
 }
 test_bench_smoke() {
-  [ -x build/release/bloomkit_compare ] || { say "no bench/compare yet"; return 0; }
+  [ -x build/release/bloomkit_compare ] || { say "FAILED: build/release/bloomkit_compare was not built"; return 1; }
   say "benchmark smoke run (tiny sizes, no timing asserted)"
   build/release/bloomkit_compare --sizes 10000 --repeats 1 >/dev/null
 }
@@ -115,7 +127,7 @@ test_kinds_bench_smoke() {
   build/release/bloomkit_kinds_bench 20000 >/dev/null
 }
 test_fuzz() {
-  ls fuzz/*_fuzz.cpp >/dev/null 2>&1 || { say "no fuzz targets yet"; return 0; }
+  ls fuzz/*_fuzz.cpp >/dev/null 2>&1 || { say "FAILED: no fuzz/*_fuzz.cpp targets"; return 1; }
   wait_background_setup
   setup_fuzz
   build_preset fuzz || return 1
@@ -134,24 +146,25 @@ test_fuzz() {
     pids+=($!)
     names+=("$name")
   done
+  [ "${#pids[@]}" -gt 0 ] || { say "FAILED: the fuzz preset built no targets"; return 1; }
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { tail -40 "build/fuzz/${names[$i]}.log" >&2; rc=1; }
   done
   for name in "${names[@]}"; do
     printf '%s: ' "$name" >&2
-    grep -E "stat::number_of_executed_units" "build/fuzz/$name.log" | tr -s ' ' >&2 || echo "no stats" >&2
+    grep -E "stat::number_of_executed_units" "build/fuzz/$name.log" | tr -s ' ' >&2 || { echo "no stats" >&2; rc=1; }
   done
   return $rc
 }
 test_parquet_duckdb() {
-  [ -x tests/parquet_duckdb/run.sh ] || return 0
+  [ -x tests/parquet_duckdb/run.sh ] || { say "FAILED: tests/parquet_duckdb/run.sh is missing"; return 1; }
   wait_background_setup
   setup_web
   say "Parquet round trip with DuckDB (bloomkit writes, DuckDB reads and probes; and back)"
   tests/parquet_duckdb/run.sh build/release/bloomkit
 }
 test_web() {
-  [ -f web/package.json ] || { say "no playground yet"; return 0; }
+  [ -f web/package.json ] || { say "FAILED: web/package.json is missing"; return 1; }
   wait_background_setup
   setup_web
   say "building the playground and testing it in headless Chromium"

@@ -4,6 +4,10 @@
 // For each size n (default 10^4, 10^6, 10^8) at a 1 % target FPR it measures
 //   split_block_bloom, blocked_bloom, standard_bloom   single-key, batched and
 //                     prehashed batched calls
+//   counting_bloom, scalable_bloom   single-key and prehashed batched calls
+//   binary_fuse8, binary_fuse16, ribbon   static: the "insert" column is the
+//                     build from all keys; single keyed and prehashed batched
+//                     lookups
 //   libbloom          Debian's libbloom-dev (bloom_add / bloom_check), single calls
 //   unordered_set     std::unordered_set<uint64_t>, the naive exact answer
 //   memory_limit      one random 64-byte line of an array the size of the
@@ -101,8 +105,9 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-const std::vector<std::string> all_filters = {"split_block_bloom", "blocked_bloom", "standard_bloom",
-                                              "libbloom",          "unordered_set", "memory_limit"};
+const std::vector<std::string> all_filters = {"split_block_bloom", "blocked_bloom",  "standard_bloom", "counting_bloom",
+                                              "scalable_bloom",    "binary_fuse8",   "binary_fuse16",  "ribbon",
+                                              "libbloom",          "unordered_set",  "memory_limit"};
 
 options parse(int argc, char** argv) {
   options o;
@@ -151,7 +156,8 @@ options parse(int argc, char** argv) {
           "  --queries Q          positive and negative lookups per figure, at most n (default 1e7)\n"
           "  --json               one JSON object per line instead of tables\n"
           "  --filters a,b        only these (split_block_bloom, blocked_bloom, standard_bloom,\n"
-          "                       libbloom, unordered_set, memory_limit)\n"
+          "                       counting_bloom, scalable_bloom, binary_fuse8, binary_fuse16,\n"
+          "                       ribbon, libbloom, unordered_set, memory_limit)\n"
           "  --kernel K           force a SIMD kernel (scalar, avx2, avx512)\n"
           "  --unordered-set-max N  skip unordered_set above N keys (default 1e7: memory)\n");
       std::exit(0);
@@ -324,6 +330,81 @@ void add_bloomkit(std::vector<contestant>& out, const std::string& name, const w
   };
   out.push_back(std::move(single));
   out.push_back(std::move(batch));
+  out.push_back(std::move(prehashed));
+}
+
+/// Single-key and prehashed contestants for a filter without keyed batch
+/// calls (counting_bloom, scalable_bloom).
+template <class Filter>
+void add_single_and_hashes(std::vector<contestant>& out, const std::string& name, const workload& w,
+                           const workload& hw, std::shared_ptr<Filter> filter,
+                           std::shared_ptr<std::unique_ptr<bool[]>> answers) {
+  const auto bpk = [filter, n = w.n] { return static_cast<double>(filter->size_in_bytes()) * 8.0 / n; };
+  contestant single{name, "single", bpk, nullptr, {}};
+  single.round = [filter, &w] {
+    return run_round(
+        w, [&] { filter->clear(); }, [&] { for (auto k : w.keys) filter->insert(k); },
+        [&](const std::vector<std::uint64_t>& q) {
+          std::uint64_t hits = 0;
+          for (auto k : q) hits += filter->may_contain(k) ? 1 : 0;
+          return hits;
+        });
+  };
+  contestant prehashed{name, "hashes", bpk, nullptr, {}};
+  prehashed.round = [filter, answers, &hw] {
+    return run_round(
+        hw, [&] { filter->clear(); }, [&] { filter->insert_many(hw.keys); },
+        [&](const std::vector<std::uint64_t>& q) {
+          bool* o = answers->get();
+          filter->may_contain_many(q, std::span<bool>(o, q.size()));
+          std::uint64_t hits = 0;
+          for (std::size_t i = 0; i < q.size(); ++i) hits += o[i] ? 1 : 0;
+          return hits;
+        });
+  };
+  out.push_back(std::move(single));
+  out.push_back(std::move(prehashed));
+}
+
+/// Contestants for a static filter (binary_fuse8/16, ribbon). Its "insert"
+/// column is the build from all keys (Filter::from_keys, hashing included)
+/// per key; lookups are single keyed calls ("single") or may_contain_many
+/// over hashes computed before the clock ("hashes").
+template <class Filter>
+void add_static(std::vector<contestant>& out, const std::string& name, const workload& w, const workload& hw,
+                std::shared_ptr<std::unique_ptr<bool[]>> answers) {
+  auto filter = std::make_shared<std::optional<Filter>>();
+  const auto build = [filter, &w] {
+    filter->reset();
+    filter->emplace(Filter::from_keys(std::span<const std::uint64_t>(w.keys)));
+  };
+  const auto bpk = [filter, build, n = w.n] {
+    if (!filter->has_value()) build();
+    return static_cast<double>((*filter)->size_in_bytes()) * 8.0 / n;
+  };
+  contestant single{name, "single", bpk, nullptr, {}};
+  single.round = [filter, build, &w] {
+    return run_round(
+        w, [] {}, build,
+        [&](const std::vector<std::uint64_t>& q) {
+          std::uint64_t hits = 0;
+          for (auto k : q) hits += (*filter)->may_contain(k) ? 1 : 0;
+          return hits;
+        });
+  };
+  contestant prehashed{name, "hashes", bpk, nullptr, {}};
+  prehashed.round = [filter, build, answers, &w, &hw] {
+    return run_round(
+        hw, [] {}, build,
+        [&](const std::vector<std::uint64_t>& q) {
+          bool* o = answers->get();
+          (*filter)->may_contain_many(q, std::span<bool>(o, q.size()));
+          std::uint64_t hits = 0;
+          for (std::size_t i = 0; i < q.size(); ++i) hits += o[i] ? 1 : 0;
+          return hits;
+        });
+  };
+  out.push_back(std::move(single));
   out.push_back(std::move(prehashed));
 }
 
@@ -512,6 +593,16 @@ void run_size(const options& o, std::uint64_t n) {
     standard = std::make_shared<bloomkit::standard_bloom>(n, o.fpr);
     add_bloomkit(all, "standard_bloom", w, h3, standard, answers);
   }
+  if (wanted(o, "counting_bloom")) {
+    add_single_and_hashes(all, "counting_bloom", w, h3, std::make_shared<bloomkit::counting_bloom>(n, o.fpr), answers);
+  }
+  if (wanted(o, "scalable_bloom")) {
+    add_single_and_hashes(all, "scalable_bloom", w, h3, std::make_shared<bloomkit::scalable_bloom>(n, o.fpr), answers);
+  }
+  // The static kinds hash with XXH3-64 seed 0 (their default hash_spec), as h3.
+  if (wanted(o, "binary_fuse8")) add_static<bloomkit::binary_fuse8>(all, "binary_fuse8", w, h3, answers);
+  if (wanted(o, "binary_fuse16")) add_static<bloomkit::binary_fuse16>(all, "binary_fuse16", w, h3, answers);
+  if (wanted(o, "ribbon")) add_static<bloomkit::ribbon>(all, "ribbon", w, h3, answers);
   if (filter_bytes == 0) filter_bytes = bloomkit::blocked_bloom::plan_params(n, o.fpr).blocks * 64;
 
   std::shared_ptr<bloom> lib;

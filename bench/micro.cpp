@@ -2,8 +2,15 @@
 // bench/compare's figures:
 //   BM_kernel_*     one test / set per key in a filter that fits in L1, per
 //                   kernel: the compute cost of each kernel alone
-//   BM_single_*     may_contain_hash through the run-time dispatch vs the
-//                   scalar policy called directly: the cost of dispatch
+//   BM_single_*     may_contain_hash under each set_kernel choice (split_block
+//                   inlines its compile-time kernel, so the choice does not
+//                   matter there; blocked_bloom at x86-64-v2 still dispatches)
+//                   vs the scalar policy called directly
+//   BM_big_single/M keyed split_block lookups in a 128 MiB filter, one call
+//                   per key: M = inlined (may_contain, the compile-time
+//                   kernel) vs dispatched (the same hash, then the run-time
+//                   dispatch per call): how a per-call dispatch costs overlap
+//                   between cache misses
 //   BM_window/W     batched lookups in a filter far larger than the caches
 //                   with prefetch windows W = 1..128: the choice of
 //                   kernels::batch_window
@@ -100,6 +107,35 @@ void BM_single_scalar_direct(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
 }
+
+/// Keyed single lookups in a 128 MiB split-block filter (2^22 blocks).
+template <bool Dispatched>
+void BM_big_single(benchmark::State& state) {
+  using P = bloomkit::kernels::split_block_policy;
+  static const bloomkit::split_block_bloom filter = [] {
+    bloomkit::split_block_bloom f(bloomkit::block_filter_params{std::uint64_t{1} << 22, 8, 100'000'000, 0.01,
+                                                                bloomkit::parquet_hash_spec});
+    f.insert_many(random_hashes(std::size_t{1} << 23, 13));
+    return f;
+  }();
+  const auto keys = random_hashes(1 << 20, 14);
+  const auto blocks = filter.blocks();
+  for (auto _ : state) {
+    std::uint64_t hits = 0;
+    for (auto key : keys) {
+      if constexpr (Dispatched) {
+        const std::uint64_t h = bloomkit::hash_key(key, bloomkit::parquet_hash_spec);
+        hits += bloomkit::kernels::block_test_dispatched<P>(blocks[bloomkit::kernels::block_index(h, blocks.size())], h, 8);
+      } else {
+        hits += filter.may_contain(key);
+      }
+    }
+    benchmark::DoNotOptimize(hits);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * keys.size()));
+}
+void BM_big_single_inlined(benchmark::State& s) { BM_big_single<false>(s); }
+void BM_big_single_dispatched(benchmark::State& s) { BM_big_single<true>(s); }
 
 // ---- prefetch window -----------------------------------------------------------------
 
@@ -198,6 +234,8 @@ BENCHMARK_CAPTURE(BM_blocked_single, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_single, avx512, kernel::avx512);
 BENCHMARK(BM_single_scalar_direct<bloomkit::split_block_bloom>);
 BENCHMARK(BM_single_scalar_direct<bloomkit::blocked_bloom>);
+BENCHMARK(BM_big_single_inlined);
+BENCHMARK(BM_big_single_dispatched);
 BENCHMARK(BM_no_prefetch);
 BENCHMARK(BM_window<1>);
 BENCHMARK(BM_window<4>);

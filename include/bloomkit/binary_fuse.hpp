@@ -56,6 +56,7 @@
 #include <variant>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
@@ -373,8 +374,8 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
     const std::uint32_t arity = plan.arity;
     const std::size_t n = keys.size();
 
-    std::vector<std::uint32_t> count(slots, 0);
-    std::vector<std::uint64_t> xors(slots, 0);
+    auto count = detail::vector_or_fail<std::uint32_t>(slots, 0, "building a binary_fuse (slot counts)");
+    auto xors = detail::vector_or_fail<std::uint64_t>(slots, 0, "building a binary_fuse (slot hashes)");
     std::uint64_t p[4];
     for (const std::uint64_t h : keys) {
       detail::fuse_positions(h, arity, segment_length, span_length, p);

@@ -20,8 +20,10 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
+#include "bloomkit/hash_batch.hpp"
 #include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
@@ -130,10 +132,35 @@ struct block_kernel {
   }
 };
 
-/// Single-key test under the active kernel. One predictable branch on a byte
-/// in L1 and a direct call; no function pointer.
+// ---- single-key calls ---------------------------------------------------------
+// Single-key calls (insert_hash / may_contain_hash and the keyed calls on
+// them) run a kernel fixed when the calling code is compiled, not the
+// run-time choice. Why: a kernel compiled for a wider target than its caller
+// cannot be inlined into it, so a dispatched single call is a real call, and
+// the kernel byte is reloaded around every call (the atomic load and the
+// call keep the compiler from hoisting the filter's fields). Measured with
+// split_block_bloom at 10^8 keys (BENCHMARKS.md, "Single calls"): keyed
+// lookups through the dispatch took about 1.6x the time of the same lookups
+// with the kernel inlined, because fewer lookups fit in the out-of-order
+// window, so fewer cache misses overlap; a cheap "scalar forced?" check in
+// front of the inlined kernel still cost 1.2x. Batched calls keep the
+// run-time choice: they pay it once per batch.
+//
+// So single calls use the widest kernel the translation unit's target
+// guarantees, inlined, with no run-time check:
+//   AVX-512 (F, BW, VL, DQ + AVX2, BMI, BMI2, POPCNT) -> P::*_avx512 if P has it
+//   AVX2 + BMI + BMI2 + POPCNT                         -> P::*_avx2 if P has it
+//   SSE4.1 (x86-64-v2, the release preset)             -> P::*_sse41 if P has it
+// and otherwise the run-time dispatch (block_test_dispatched), where a policy
+// with no kernel for the caller's target still gets its widest one. Every
+// kernel gives identical bits and answers (tests/single_kernel_test.cpp,
+// tests/simd_test.cpp), so which one runs never shows in results.
+// set_kernel() and BLOOMKIT_FORCE_SCALAR govern the run-time choice only.
+
+/// Single-key test under the active (run-time) kernel: one branch on a byte
+/// in L1 and a direct call. The fallback of block_test.
 template <class P>
-inline bool block_test(const typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+inline bool block_test_dispatched(const typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
 #if BLOOMKIT_X86_KERNELS
   switch (active_kernel()) {
     case kernel::avx512: return block_kernel<P, kernel::avx512>::test(b, h, k);
@@ -144,9 +171,9 @@ inline bool block_test(const typename P::block_type& b, std::uint64_t h, std::ui
   return P::test(b, h, k);
 }
 
-/// Single-key set under the active kernel.
+/// Single-key set under the active (run-time) kernel. The fallback of block_set.
 template <class P>
-inline void block_set(typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+inline void block_set_dispatched(typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
 #if BLOOMKIT_X86_KERNELS
   switch (active_kernel()) {
     case kernel::avx512: block_kernel<P, kernel::avx512>::set(b, h, k); return;
@@ -155,6 +182,80 @@ inline void block_set(typename P::block_type& b, std::uint64_t h, std::uint32_t 
   }
 #endif
   P::set(b, h, k);
+}
+
+template <class P>
+concept has_sse41_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
+                                    std::uint32_t k) {
+  P::set_sse41(b, h, k);
+  { P::test_sse41(cb, h, k) } -> std::same_as<bool>;
+};
+
+#if BLOOMKIT_X86_KERNELS && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    defined(__AVX512DQ__) && defined(__AVX2__) && defined(__BMI__) && defined(__BMI2__) && defined(__POPCNT__)
+#define BLOOMKIT_TARGET_HAS_AVX512 1
+#else
+#define BLOOMKIT_TARGET_HAS_AVX512 0
+#endif
+#if BLOOMKIT_X86_KERNELS && defined(__AVX2__) && defined(__BMI__) && defined(__BMI2__) && defined(__POPCNT__)
+#define BLOOMKIT_TARGET_HAS_AVX2 1
+#else
+#define BLOOMKIT_TARGET_HAS_AVX2 0
+#endif
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+#define BLOOMKIT_TARGET_HAS_SSE41 1
+#else
+#define BLOOMKIT_TARGET_HAS_SSE41 0
+#endif
+
+/// Which inlined kernel single calls of policy P run in this translation
+/// unit; `dispatched` when they fall back to the run-time dispatch.
+enum class single_kernel_kind { dispatched, sse41, avx2, avx512 };
+
+template <class P>
+constexpr single_kernel_kind single_kernel_of() noexcept {
+#if BLOOMKIT_TARGET_HAS_AVX512
+  if constexpr (has_avx512_kernel<P>) return single_kernel_kind::avx512;
+#endif
+#if BLOOMKIT_TARGET_HAS_AVX2
+  if constexpr (has_avx2_kernel<P>) return single_kernel_kind::avx2;
+#endif
+#if BLOOMKIT_TARGET_HAS_SSE41
+  if constexpr (has_sse41_kernel<P>) return single_kernel_kind::sse41;
+#endif
+  return single_kernel_kind::dispatched;
+}
+
+/// Single-key test: the inlined kernel of single_kernel_of<P>(), or the
+/// run-time dispatch. (Branches not taken are never instantiated, so a
+/// kernel the target lacks is never named.)
+template <class P>
+inline bool block_test(const typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+  constexpr single_kernel_kind which = single_kernel_of<P>();
+  if constexpr (which == single_kernel_kind::avx512) {
+    return P::test_avx512(b, h, k);
+  } else if constexpr (which == single_kernel_kind::avx2) {
+    return P::test_avx2(b, h, k);
+  } else if constexpr (which == single_kernel_kind::sse41) {
+    return P::test_sse41(b, h, k);
+  } else {
+    return block_test_dispatched<P>(b, h, k);
+  }
+}
+
+/// Single-key set, chosen as block_test.
+template <class P>
+inline void block_set(typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
+  constexpr single_kernel_kind which = single_kernel_of<P>();
+  if constexpr (which == single_kernel_kind::avx512) {
+    P::set_avx512(b, h, k);
+  } else if constexpr (which == single_kernel_kind::avx2) {
+    P::set_avx2(b, h, k);
+  } else if constexpr (which == single_kernel_kind::sse41) {
+    P::set_sse41(b, h, k);
+  } else {
+    block_set_dispatched<P>(b, h, k);
+  }
 }
 
 /// The batched test loop of kernel K: out[i] = test(hash_at(i)), pipelined.
@@ -294,6 +395,9 @@ template <class D, block_policy P>
 class block_filter_reader : public query_facade<D> {
  public:
   static constexpr std::string_view kind_name = P::name;
+  /// The batch cores call hash_at(0), hash_at(1), ... in order, once each,
+  /// so keyed batches hash in chunks (detail/facade.hpp, hashes_in_order).
+  static constexpr bool hash_at_in_order = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly not.
   /// Runs the active kernel (detail/simd.hpp); every kernel answers alike.
@@ -449,7 +553,8 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// A zeroed filter with exactly these parameters (validated).
   explicit block_filter(const block_filter_params& params) : params_(params) {
     detail::validate_params<P>(params_);
-    blocks_.assign(params_.blocks, block_type{});
+    detail::assign_or_fail(blocks_, params_.blocks, block_type{},
+                           "a " + std::string(P::name) + " of " + std::to_string(params_.blocks) + " blocks");
   }
 
   /// A filter from existing blocks (loading). Validates parameters and that

@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
 #include "bloomkit/error.hpp"
@@ -333,7 +334,8 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// A zeroed filter with exactly these parameters (validated).
   explicit counting_bloom(const counting_bloom_params& params) : params_(params) {
     detail::validate(params_);
-    words_.assign(detail::words_for_counters(params_.counters), 0);
+    detail::assign_or_fail<std::uint64_t>(words_, detail::words_for_counters(params_.counters), 0,
+                                          "a counting_bloom of " + std::to_string(params_.counters) + " counters");
   }
 
   /// A filter from existing words (loading); validated like a view.

@@ -24,6 +24,7 @@ enum class errc : int {
   hash_mismatch = 9,     ///< the stored hash_spec differs from the one the caller expects
   construction_failed = 10,  ///< a static filter could not be built (e.g. retries exhausted)
   unsupported = 11,      ///< valid input that this build does not implement
+  out_of_memory = 12,    ///< an allocation failed; the message names the bytes it needed
 };
 
 /// A short, stable name for a code ("invalid_argument", "checksum", ...).
@@ -40,6 +41,7 @@ constexpr std::string_view to_string(errc code) noexcept {
     case errc::hash_mismatch: return "hash_mismatch";
     case errc::construction_failed: return "construction_failed";
     case errc::unsupported: return "unsupported";
+    case errc::out_of_memory: return "out_of_memory";
   }
   return "unknown";
 }

@@ -66,11 +66,15 @@ std::vector<std::byte> save_to_bytes(const Filter& filter) {
   return bytes;
 }
 
-/// Saves `filter` to `path`: writes a temporary file in the same folder,
-/// fsyncs it and renames it over `path`, so `path` never holds a partial
-/// filter, even after a crash; readers that mapped the old file keep it.
-/// Throws errc::io naming `path` (missing or read-only folder, full disk,
-/// `path` a folder), leaving no temporary file behind.
+/// Saves `filter` to `path`: writes a temporary file in the same folder
+/// (".NAME.tmp.PID.N.STAMP"), fsyncs it and renames it over `path`, so
+/// `path` never holds a partial filter, even after a crash; readers that
+/// mapped the old file keep it. Throws errc::io naming `path` (missing or
+/// read-only folder, full disk, `path` a folder), leaving no temporary file
+/// behind and the previous file at `path` as it was. EINTR is retried.
+/// Before writing, it removes temporary files of earlier saves to the same
+/// name whose process no longer exists (a SIGKILL mid-save); see
+/// remove_unfinished_saves() for signals a process can catch.
 template <serializable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path) {
   atomic_file_writer file(path);
@@ -118,8 +122,12 @@ inline any_filter load(std::span<const std::byte> bytes) {
   });
 }
 
-/// load() of the file at `path` (mapped, or read if it is a pipe or
-/// device). Errors name the path; errc::io when it cannot be read.
+/// load() of the file at `path` (a file, pipe or device), read into memory
+/// by read() calls, never mapped (with_file_bytes): a file truncated or
+/// rewritten while it is loaded gives a typed error (errc::truncated,
+/// errc::checksum), never SIGBUS or a filter mixed from two versions
+/// (docs/RELIABILITY.md). Errors name the path; errc::io when it cannot be
+/// read, errc::out_of_memory naming the bytes it needed.
 inline any_filter load(const std::filesystem::path& path) {
   return detail::format::naming_path(path, [&]() -> any_filter {
     return with_file_bytes(path, [&](std::span<const std::byte> bytes) { return load(bytes); });
@@ -245,7 +253,8 @@ inline file_info inspect(std::span<const std::byte> bytes) {
   return info;
 }
 
-/// inspect() of the file at `path` (mapped); errors name the path.
+/// inspect() of the file at `path`, read as load(path) reads it; errors
+/// name the path.
 inline file_info inspect(const std::filesystem::path& path) {
   return detail::format::naming_path(path, [&]() -> file_info {
     return with_file_bytes(path, [&](std::span<const std::byte> bytes) { return inspect(bytes); });

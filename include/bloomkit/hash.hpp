@@ -46,6 +46,7 @@
 #endif
 #include <xxhash.h>
 
+#include "bloomkit/detail/fixed_hash.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/error.hpp"
 
@@ -199,12 +200,62 @@ concept key = detail::has_user_key_bytes<std::remove_cvref_t<K>> ||
                std::is_same_v<std::remove_cv_t<std::remove_extent_t<std::remove_cvref_t<K>>>, char>) ||
               detail::byte_container<std::remove_cvref_t<K>>;
 
-/// The 64-bit hash of `k`'s canonical bytes under `spec`.
+namespace detail {
+
+/// Keys whose canonical bytes are one 4- or 8-byte little-endian value
+/// (integers of those widths, float, double, and no user override): they
+/// take the fixed-width path of fixed_hash.hpp instead of a byte buffer.
+template <class K>
+concept fixed_width_key = !has_user_key_bytes<K> && !std::is_same_v<K, bool> &&
+                          (std::is_integral_v<K> || std::is_same_v<K, float> || std::is_same_v<K, double>) &&
+                          (sizeof(K) == 4 || sizeof(K) == 8);
+
+/// The canonical little-endian value of a fixed_width_key (its bytes read as
+/// an unsigned integer of the same width): the integer itself, or a float's
+/// IEEE-754 bits.
+template <fixed_width_key K>
+constexpr auto fixed_key_value(const K& k) noexcept {
+  using U = std::conditional_t<sizeof(K) == 8, std::uint64_t, std::uint32_t>;
+  if constexpr (std::is_integral_v<K>) {
+    return static_cast<U>(k);
+  } else {
+    U bits;
+    std::memcpy(&bits, &k, sizeof bits);
+    return bits;
+  }
+}
+
+/// hash_bytes(canonical bytes of k, spec) for a fixed_width_key, computed on
+/// the value (fixed_hash.hpp). Throws like hash_bytes for an unknown id.
+template <fixed_width_key K>
+inline std::uint64_t hash_fixed_key(const K& k, hash_spec spec) {
+  const auto v = fixed_key_value(k);
+  switch (spec.algorithm) {
+    case hash_algorithm::xxh64:
+      if constexpr (sizeof(K) == 8) return xxh64_of_u64(v, spec.seed);
+      else return xxh64_of_u32(v, spec.seed);
+    case hash_algorithm::xxh3_64:
+      if constexpr (sizeof(K) == 8) return xxh3_of_u64(v, spec.seed);
+      else return xxh3_of_u32(v, spec.seed);
+  }
+  return hash_bytes(&v, sizeof v, spec);  // an unknown id: hash_bytes throws
+}
+
+}  // namespace detail
+
+/// The 64-bit hash of `k`'s canonical bytes under `spec`. 4- and 8-byte
+/// integers, float and double are hashed from their value (same result as
+/// hashing their canonical bytes, detail/fixed_hash.hpp); other keys go
+/// through their bytes.
 template <key K>
 std::uint64_t hash_key(const K& k, hash_spec spec) {
-  return detail::with_key_bytes(k, [spec](const void* data, std::size_t size) {
-    return hash_bytes(data, size, spec);
-  });
+  if constexpr (detail::fixed_width_key<std::remove_cvref_t<K>>) {
+    return detail::hash_fixed_key(k, spec);
+  } else {
+    return detail::with_key_bytes(k, [spec](const void* data, std::size_t size) {
+      return hash_bytes(data, size, spec);
+    });
+  }
 }
 
 /// A function object hashing keys with a fixed hash_spec, for user code that

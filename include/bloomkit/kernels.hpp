@@ -28,6 +28,13 @@ using detail::reduce32;
 using detail::reduce64;
 /// The block a hash selects among `blocks` (Parquet's rule, block_filter.hpp).
 using detail::block_index;
+/// A block's single-key test and set through the run-time kernel choice
+/// (what single calls did before they inlined their compile-time kernel;
+/// block_filter.hpp, "single-key calls"), and the inlined ones they use now.
+using detail::block_set;
+using detail::block_set_dispatched;
+using detail::block_test;
+using detail::block_test_dispatched;
 /// The two block layouts: 512-bit cache lines (blocked_bloom) and Parquet's
 /// 256-bit split blocks (split_block_bloom).
 using detail::cache_line_policy;

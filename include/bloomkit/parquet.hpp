@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -99,6 +100,7 @@ class reader {
   /// read; see decode_footer() for the rest.
   explicit reader(const std::filesystem::path& path) : name_(path.string()) {
     auto stream = std::make_unique<std::ifstream>(path, std::ios::binary);
+    while (!stream->is_open() && errno == EINTR) stream->open(path, std::ios::binary);  // a signal, not a refusal
     if (!*stream) throw error(errc::io, "cannot open " + name_ + " for reading");
     stream->seekg(0, std::ios::end);
     const auto end = stream->tellg();

@@ -73,8 +73,10 @@
 #include <utility>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/detail/static_build.hpp"
 #include "bloomkit/error.hpp"
@@ -178,6 +180,92 @@ inline std::uint32_t ribbon_evaluate(const std::uint64_t* words, std::uint32_t r
   return ribbon_columns_for(result_bits, base, c0, c1, c2, std::make_integer_sequence<std::uint32_t, 16>{});
 }
 
+#if BLOOMKIT_X86_KERNELS
+/// Per-lane parity of eight 64-bit lanes, as a bit mask (lane j -> bit j):
+/// XOR-fold each lane to one bit (AVX-512 F has no per-lane popcount; the
+/// VPOPCNTDQ extension is rarer than the rest of the kernel's target).
+BLOOMKIT_TARGET_AVX512 inline __mmask8 ribbon_lane_parity(__m512i x) noexcept {
+  constexpr __mmask8 all = 0xff;
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 32));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 16));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 8));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 4));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 2));
+  x = _mm512_xor_si512(x, _mm512_maskz_srli_epi64(all, x, 1));
+  return _mm512_test_epi64_mask(x, _mm512_set1_epi64(1));
+}
+
+/// Up to eight result columns (mask m) of the band at `at`: parity of
+/// (block0 & c0) ^ (block1 & c1) ^ (block2 & c2) per column.
+BLOOMKIT_TARGET_AVX512 inline std::uint32_t ribbon_columns_avx512(const std::uint64_t* at, std::uint32_t r, __mmask8 m,
+                                                                  __m512i c0, __m512i c1, __m512i c2) noexcept {
+  const __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi64(m, at), c0);
+  const __m512i b = _mm512_and_si512(_mm512_maskz_loadu_epi64(m, at + r), c1);
+  const __m512i c = _mm512_and_si512(_mm512_maskz_loadu_epi64(m, at + 2 * r), c2);
+  return static_cast<std::uint32_t>(ribbon_lane_parity(_mm512_ternarylogic_epi64(a, b, c, 0x96)));  // a ^ b ^ c
+}
+
+/// ribbon_evaluate with SIMD over the result columns: up to eight columns
+/// of a block are one zmm, so a band's three blocks are three masked loads,
+/// one three-way AND/XOR (vpternlogq) with the shifted coefficient, and one
+/// lane-parity fold; r > 8 takes a second zmm per block. Same value as the
+/// scalar loop for every r in [1, 16] (tests/ribbon_kernel_test.cpp).
+BLOOMKIT_TARGET_AVX512 inline std::uint32_t ribbon_evaluate_avx512(const std::uint64_t* words, std::uint32_t r,
+                                                                   std::uint64_t start, std::uint64_t lo,
+                                                                   std::uint64_t hi) noexcept {
+  const std::uint64_t* base = words + (start / 64) * r;
+  const unsigned e = static_cast<unsigned>(start % 64);
+  const __m512i c0 = _mm512_set1_epi64(static_cast<long long>(lo << e));
+  const __m512i c1 = _mm512_set1_epi64(static_cast<long long>((hi << e) | ((lo >> 1) >> (63 - e))));
+  const __m512i c2 = _mm512_set1_epi64(static_cast<long long>((hi >> 1) >> (63 - e)));
+  if (r <= 8) return ribbon_columns_avx512(base, r, static_cast<__mmask8>((1U << r) - 1U), c0, c1, c2);
+  return ribbon_columns_avx512(base, r, 0xff, c0, c1, c2) |
+         (ribbon_columns_avx512(base + 8, r, static_cast<__mmask8>((1U << (r - 8)) - 1U), c0, c1, c2) << 8);
+}
+#endif
+
+/// ribbon_evaluate under kernel `k` (avx512: the column-SIMD version; every
+/// other kernel the scalar loop, which AVX2 does not beat at r <= 16).
+inline std::uint32_t ribbon_evaluate(kernel k, const std::uint64_t* words, std::uint32_t result_bits,
+                                     std::uint64_t start, std::uint64_t lo, std::uint64_t hi) noexcept {
+#if BLOOMKIT_X86_KERNELS
+  if (k == kernel::avx512) return ribbon_evaluate_avx512(words, result_bits, start, lo, hi);
+#endif
+  (void)k;
+  return ribbon_evaluate(words, result_bits, start, lo, hi);
+}
+
+/// The batched query loop under kernel K over hash_at(0..n): the band of
+/// the hash a window ahead is prefetched (its first and last line; the
+/// middle ones follow from the adjacent-line prefetcher when r is large)
+/// while the current one is evaluated. Each hash is read once, in order.
+template <kernel K, class HashAt>
+inline void ribbon_query_many(const std::uint64_t* words, const ribbon_params& p, std::size_t n, HashAt& hash_at,
+                              bool* out) {
+  const std::uint32_t r = p.result_bits;
+  prefetch_pipeline<8>(
+      n, [&](std::size_t i) { return seeded_hash(hash_at(i), p.seed); },
+      [&](std::uint64_t x) {
+        const std::uint64_t* base = words + (reduce64(x, p.slots - ribbon_width + 1) / 64) * r;
+        prefetch(base);
+        prefetch(base + 3 * r - 1);
+      },
+      [&](std::size_t i, std::uint64_t x) {
+        const ribbon_row row = ribbon_row_of(x, p.slots, r);
+        out[i] = ribbon_evaluate(K, words, r, row.start, row.lo, row.hi) == row.result;
+      });
+}
+
+#if BLOOMKIT_X86_KERNELS
+/// ribbon_query_many compiled for AVX-512, its column kernel inlined.
+template <class HashAt>
+BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void ribbon_query_many_avx512(const std::uint64_t* words,
+                                                                      const ribbon_params& p, std::size_t n,
+                                                                      HashAt& hash_at, bool* out) {
+  ribbon_query_many<kernel::avx512>(words, p, n, hash_at, out);
+}
+#endif
+
 /// The one domain check of ribbon_params (constructors, views and the
 /// codec; see param_check).
 inline void validate(const ribbon_params& p, const param_check& check = {"ribbon"}) {
@@ -208,6 +296,8 @@ template <class D>
 class ribbon_reader : public static_facade<D> {
  public:
   static constexpr const char* kind_name = "ribbon";
+  /// test_pipelined reads hash_at(0), hash_at(1), ... in order, once each.
+  static constexpr bool hash_at_in_order = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Never false for a key the filter was built from.
@@ -215,11 +305,13 @@ class ribbon_reader : public static_facade<D> {
     const ribbon_params& p = self().params();
     if (p.slots == 0) return false;
     const ribbon_row row = ribbon_row_of(seeded_hash(h, p.seed), p.slots, p.result_bits);
-    return ribbon_evaluate(self().words().data(), p.result_bits, row.start, row.lo, row.hi) == row.result;
+    return ribbon_evaluate(active_kernel(), self().words().data(), p.result_bits, row.start, row.lo, row.hi) ==
+           row.result;
   }
 
-  /// The batch core: computes the band of a window of hashes ahead and
-  /// prefetches its words, so cache misses overlap.
+  /// The batch core (detail::ribbon_query_many): the band of the hash a
+  /// window ahead is prefetched while the current one is evaluated, under
+  /// the kernel picked once for the whole batch.
   template <class HashAt>
   void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
     const ribbon_params& p = self().params();
@@ -227,22 +319,14 @@ class ribbon_reader : public static_facade<D> {
       std::fill(out, out + n, false);
       return;
     }
-    constexpr std::size_t window = 8;
-    const std::uint32_t r = p.result_bits;
     const std::uint64_t* words = self().words().data();
-    const auto fetch = [&](std::uint64_t h) {
-      const std::uint64_t start = reduce64(seeded_hash(h, p.seed), p.slots - ribbon_width + 1);
-      const std::uint64_t* base = words + (start / 64) * r;
-      // The 3r words of the band: first and last cache line (the middle ones
-      // follow from the hardware's adjacent-line prefetch when r is large).
-      prefetch(base);
-      prefetch(base + 3 * r - 1);
-    };
-    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hash_at(i));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) fetch(hash_at(i + window));
-      out[i] = may_contain_hash(hash_at(i));
+#if BLOOMKIT_X86_KERNELS
+    if (active_kernel() == kernel::avx512) {
+      ribbon_query_many_avx512(words, p, n, hash_at, out);
+      return;
     }
+#endif
+    ribbon_query_many<kernel::scalar>(words, p, n, hash_at, out);
   }
 
   [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
@@ -364,8 +448,9 @@ class ribbon : public detail::ribbon_reader<ribbon> {
   /// One attempt: bands every key (sorted by start) into `slots` rows, then
   /// back-substitutes into words_. False if the system is inconsistent.
   bool band_and_solve(std::span<const std::uint64_t> keys, std::uint64_t slots, std::uint32_t r) {
-    std::vector<std::uint64_t> lo(slots, 0), hi(slots, 0);
-    std::vector<std::uint16_t> result(slots, 0);
+    auto lo = detail::vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
+    auto hi = detail::vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
+    auto result = detail::vector_or_fail<std::uint16_t>(slots, 0, "building a ribbon (solution)");
     std::uint64_t redundant = 0;
     for (const std::uint64_t x : keys) {
       detail::ribbon_row row = detail::ribbon_row_of(x, slots, r);

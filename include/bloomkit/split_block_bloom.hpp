@@ -69,6 +69,41 @@ struct split_block_policy {
     return m;
   }
 
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+  // SSE4.1 kernel, for targets that guarantee SSE4.1 (x86-64-v2 and up):
+  // it needs no run-time check, so single-key calls inline it. The eight
+  // words are two xmm registers; pmulld gives x * salt, and 1 << (p >> 27)
+  // without AVX2's variable shift is the float 2^(p >> 27) built from its
+  // exponent bits and converted back with cvttps2dq (exact for 2^0..2^30;
+  // 2^31 overflows to 0x80000000, the "integer indefinite", which is
+  // exactly 1 << 31). Same bits as set/test.
+  static __m128i mask_sse41_half(__m128i x, __m128i salts) noexcept {
+    const __m128i exponent = _mm_and_si128(_mm_srli_epi32(_mm_mullo_epi32(x, salts), 4), _mm_set1_epi32(0x0F800000));
+    return _mm_cvttps_epi32(_mm_castsi128_ps(_mm_add_epi32(exponent, _mm_set1_epi32(0x3F800000))));
+  }
+  static void mask_sse41(std::uint64_t h, __m128i& lo, __m128i& hi) noexcept {
+    const __m128i x = _mm_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+    lo = mask_sse41_half(x, _mm_setr_epi32(static_cast<int>(parquet_salts[0]), static_cast<int>(parquet_salts[1]),
+                                           static_cast<int>(parquet_salts[2]), static_cast<int>(parquet_salts[3])));
+    hi = mask_sse41_half(x, _mm_setr_epi32(static_cast<int>(parquet_salts[4]), static_cast<int>(parquet_salts[5]),
+                                           static_cast<int>(parquet_salts[6]), static_cast<int>(parquet_salts[7])));
+  }
+  static void set_sse41(block_type& block, std::uint64_t h, std::uint32_t /*k*/) noexcept {
+    __m128i lo, hi;
+    mask_sse41(h, lo, hi);
+    auto* p = reinterpret_cast<__m128i*>(block.words);
+    _mm_storeu_si128(p, _mm_or_si128(_mm_loadu_si128(p), lo));
+    _mm_storeu_si128(p + 1, _mm_or_si128(_mm_loadu_si128(p + 1), hi));
+  }
+  static bool test_sse41(const block_type& block, std::uint64_t h, std::uint32_t /*k*/) noexcept {
+    __m128i lo, hi;
+    mask_sse41(h, lo, hi);
+    const auto* p = reinterpret_cast<const __m128i*>(block.words);
+    const __m128i missing = _mm_or_si128(_mm_andnot_si128(_mm_loadu_si128(p), lo), _mm_andnot_si128(_mm_loadu_si128(p + 1), hi));
+    return _mm_testz_si128(missing, missing) != 0;
+  }
+#endif
+
 #if BLOOMKIT_X86_KERNELS
   // AVX2 kernel: the eight words of a block are one ymm register, so a key is
   // one vpmulld (x * salts), one shift, one vpsllvd (the mask), then one OR

@@ -23,8 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/concurrent.hpp"
+#include "bloomkit/hash_batch.hpp"
 #include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
@@ -167,22 +169,112 @@ inline void standard_set(std::uint64_t* words, std::uint64_t h, std::uint64_t bi
   }
 }
 
-/// Batched lookup: out[i] = test(hash_at(i)), pipelined (detail/simd_batch.hpp).
+/// Keys probed together by the batched calls (one bit of a 64-bit mask each).
+inline constexpr std::size_t standard_batch = 64;
+
+/// The probe sequences of up to standard_batch keys, advanced in rounds:
+/// round j reads probe j of every key still in play. Same sequence as
+/// standard_probes (g += d, d += j + 1 after probe j).
+struct standard_probe_batch {
+  std::uint64_t g[standard_batch], d[standard_batch];
+  std::uint64_t bit[standard_batch];  ///< the key's current probe, reduce64(g, bits)
+
+  /// Loads keys [base, base + count) and prefetches each one's first word.
+  template <class HashAt>
+  void load(HashAt& hash_at, std::size_t base, std::size_t count, const std::uint64_t* words, std::uint64_t bits,
+            bool for_write) noexcept {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t h = hash_at(base + i);
+      g[i] = h + d_of(h);
+      d[i] = d_of(h) + 1;
+      bit[i] = reduce64(h, bits);
+      const std::uint64_t* line = words + (bit[i] >> 6);
+      if (for_write) prefetch_for_write(line); else prefetch(line);
+    }
+  }
+
+  /// Moves key i to its next probe (the one after probe j) and returns it:
+  /// g and d are kept one step ahead, as standard_probes::next leaves them.
+  std::uint64_t advance(std::size_t i, std::uint32_t j, std::uint64_t bits) noexcept {
+    bit[i] = reduce64(g[i], bits);
+    g[i] += d[i];
+    d[i] += j + 2;
+    return bit[i];
+  }
+
+ private:
+  static std::uint64_t d_of(std::uint64_t h) noexcept { return mix64(h); }
+};
+
+/// Batched lookup: out[i] = standard_test(hash_at(i)), by rounds over 64
+/// keys at a time (the bulk probe of Boost.Bloom's filter_core, which this
+/// follows in shape). Round j tests probe j of every key still possibly
+/// present (a 64-bit mask, walked with countr_zero), clears the key's bit
+/// when its probe is zero, and prefetches the key's probe j + 1. So the
+/// misses of one round are independent and overlap, there is no
+/// data-dependent branch per probe (a key's fate is a mask update), and a
+/// negative costs what early exit costs (about 2 probes at half fill) while
+/// a positive's k probes are all in flight one round ahead. The next
+/// batch's first probes are prefetched while this batch's answers are
+/// written. Answers equal standard_test's: the same probes, ANDed.
 template <class HashAt>
 void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n,
                         HashAt hash_at, bool* out) {
-  const std::uint32_t ahead = std::min(k, standard_lookup_prefetch);
-  prefetch_pipeline<batch_window>(
-      n, hash_at, [&](std::uint64_t h) { prefetch_standard_probes(words, h, bits, ahead, false); },
-      [&](std::size_t i, std::uint64_t h) { out[i] = standard_test(words, h, bits, k); });
+  standard_probe_batch batch;
+  std::size_t count = n < standard_batch ? n : standard_batch;
+  batch.load(hash_at, 0, count, words, bits, false);
+  for (std::size_t base = 0; base < n;) {
+    std::uint64_t alive = count == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1;
+    const std::uint64_t all = alive;
+    for (std::uint32_t j = 0; j < k && alive != 0; ++j) {
+      const bool last = j + 1 == k;
+      if (alive == all) {  // every key still in play (positives): no mask walk
+        std::uint64_t missing = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::uint64_t bit = batch.bit[i];
+          missing |= (((words[bit >> 6] >> (bit & 63)) & 1) ^ 1) << i;
+          if (!last) prefetch(words + (batch.advance(i, j, bits) >> 6));
+        }
+        alive &= ~missing;
+        continue;
+      }
+      for (std::uint64_t pending = alive; pending != 0; pending &= pending - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(pending));
+        const std::uint64_t bit = batch.bit[i];
+        const std::uint64_t hit = (words[bit >> 6] >> (bit & 63)) & 1;
+        alive &= ~((hit ^ 1) << i);
+        if (!last) prefetch(words + (batch.advance(i, j, bits) >> 6));
+      }
+    }
+    for (std::size_t i = 0; i < count; ++i) out[base + i] = ((alive >> i) & 1) != 0;
+    base += count;
+    count = n - base < standard_batch ? n - base : standard_batch;
+    batch.load(hash_at, base, count, words, bits, false);
+  }
 }
 
-/// Batched insert: every probe of a key is written, so all k are prefetched.
+/// Batched insert by rounds, as standard_test_many without the mask: round
+/// j sets probe j of each of 64 keys and prefetches probe j + 1 for
+/// writing, so 64 independent stores are in flight per round. The bits are
+/// those of standard_set on each key (OR is order-free).
 template <class HashAt>
 void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at) {
-  prefetch_pipeline<batch_window>(
-      n, hash_at, [&](std::uint64_t h) { prefetch_standard_probes(words, h, bits, k, true); },
-      [&](std::size_t, std::uint64_t h) { standard_set(words, h, bits, k); });
+  standard_probe_batch batch;
+  std::size_t count = n < standard_batch ? n : standard_batch;
+  batch.load(hash_at, 0, count, words, bits, true);
+  for (std::size_t base = 0; base < n;) {
+    for (std::uint32_t j = 0; j < k; ++j) {
+      const bool last = j + 1 == k;
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::uint64_t bit = batch.bit[i];
+        words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+        if (!last) prefetch_for_write(words + (batch.advance(i, j, bits) >> 6));
+      }
+    }
+    base += count;
+    count = n - base < standard_batch ? n - base : standard_batch;
+    batch.load(hash_at, base, count, words, bits, true);
+  }
 }
 
 }  // namespace detail
@@ -196,6 +288,9 @@ template <class D>
 class standard_bloom_reader : public query_facade<D> {
  public:
   static constexpr const char* kind_name = "standard_bloom";
+  /// The batch cores call hash_at(0), hash_at(1), ... in order, once each,
+  /// so keyed batches hash in chunks (detail/facade.hpp, hashes_in_order).
+  static constexpr bool hash_at_in_order = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Stops at the first zero bit.
@@ -214,9 +309,9 @@ class standard_bloom_reader : public query_facade<D> {
     return probe_test_atomic(self().words().data(), standard_probes(h, self().params().bits), self().params().k);
   }
 
-  /// The batch core: out[i] = may_contain_hash(hash_at(i)), pipelined
-  /// (detail/simd_batch.hpp): the first probes (standard_lookup_prefetch) of
-  /// the key a window ahead are prefetched while the current key is tested.
+  /// The batch core: out[i] = may_contain_hash(hash_at(i)), probed in
+  /// rounds over 64 keys at a time (detail::standard_test_many): each
+  /// round's misses overlap and no branch depends on a probe's bit.
   template <class HashAt>
   void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
     standard_test_many(self().words().data(), self().params().bits, self().params().k, n, hash_at, out);
@@ -313,7 +408,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// A zeroed filter with exactly these parameters (validated).
   explicit standard_bloom(const standard_bloom_params& params) : params_(params) {
     detail::validate(params_);
-    words_.assign(detail::words_for_bits(params_.bits), 0);
+    detail::assign_or_fail<std::uint64_t>(words_, detail::words_for_bits(params_.bits), 0,
+                                          "a standard_bloom of " + std::to_string(params_.bits) + " bits");
   }
 
   /// A filter from existing words (loading); validated like a view.

@@ -376,12 +376,21 @@ int run_build(const build_options& o) {
   }
 
   // ---- write it ----------------------------------------------------------------
+  // Everything that can fail (the summary allocates) comes before the save:
+  // once the file is in place the command must not exit 2
+  // (docs/RELIABILITY.md: a non-zero exit means nothing changed).
+  const filter_summary summary = summarize(*filter);
+  std::string json_text;
+  if (o.json) {
+    json_object line = summary_json(summary);
+    line.field("file", o.output).field("keys_read", keys);
+    json_text = line.line();
+  }
   const auto t_save = clock_type::now();
   save(*filter, o.output);
   times.save = seconds_since(t_save);
   times.total = seconds_since(start);
 
-  const filter_summary summary = summarize(*filter);
   if (keys == 0) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());
@@ -403,9 +412,7 @@ int run_build(const build_options& o) {
                  100 * summary.estimated_fpr, 100 * o.fpr);
   }
   if (o.json) {
-    json_object line = summary_json(summary);
-    line.field("file", o.output).field("keys_read", keys);
-    std::fputs(line.line().c_str(), stdout);
+    std::fputs(json_text.c_str(), stdout);
   } else if (!o.quiet) {
     std::fprintf(stderr, "bloomkit: wrote %s: %s, %llu keys, %llu bytes, %.2f bits/key, estimated FPR %.4g%%\n",
                  o.output.c_str(), summary.kind.c_str(), static_cast<unsigned long long>(keys),

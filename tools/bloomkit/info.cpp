@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "filter_summary.hpp"
 #include "json_out.hpp"
+#include "signals.hpp"
 
 namespace bloomkit::cli {
 
@@ -70,6 +71,7 @@ int run_info(const info_options& o) {
   std::optional<filter_summary> summary;
   if (info.checksum_ok) {
     // inspect() has verified the payload checksum; skip the second pass.
+    note_mapped_file(o.file.c_str());  // a SIGBUS from here on names it (signals.hpp)
     const mapped_filter mapped = open_mapped(o.file, payload_check::skip);
     summary = summarize(mapped.filter);
   }

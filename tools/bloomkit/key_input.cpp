@@ -45,7 +45,9 @@ line_reader::line_reader(std::string path, std::size_t buffer_bytes) {
     fd_ = STDIN_FILENO;
   } else {
     name_ = std::move(path);
-    fd_ = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
+    do {  // EINTR: a signal came before the open did anything; open again
+      fd_ = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
+    } while (fd_ < 0 && errno == EINTR);
     if (fd_ < 0) throw error(errc::io, os_error("cannot open", name_));
     owns_fd_ = true;
   }

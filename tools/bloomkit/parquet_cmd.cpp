@@ -230,10 +230,11 @@ int run_write(const parquet_options& o) {
     }
   }
   const auto bytes = pq::write_file(column, values, options);
-  write_atomically(o.output, bytes);
   const std::uint64_t groups = (values.size() + options.row_group_rows - 1) / options.row_group_rows;
+  const std::string type = type_words(desc);  // allocates: before the file is in place (docs/RELIABILITY.md)
+  write_atomically(o.output, bytes);
   std::fprintf(stderr, "wrote %s: %zu rows of %s in %llu row group(s), %zu bytes\n", o.output.c_str(), values.size(),
-               type_words(desc).c_str(), static_cast<unsigned long long>(groups), bytes.size());
+               type.c_str(), static_cast<unsigned long long>(groups), bytes.size());
   return exit_ok;
 }
 

@@ -25,6 +25,7 @@
 #include "json_out.hpp"
 #include "key_input.hpp"
 #include "kmer_input.hpp"
+#include "signals.hpp"
 
 namespace bloomkit::cli {
 
@@ -141,6 +142,7 @@ int run_kmer_query(const query_options& o) {
   int stdin_uses = 0;
   for (const auto& path : inputs) stdin_uses += path == "-" ? 1 : 0;
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
+  note_mapped_file(o.file.c_str());  // a SIGBUS from here on names it (signals.hpp)
   const mapped_filter mapped = open_mapped(o.file);
   output_buffer out;
   std::uint64_t records = 0, kmers = 0, present = 0;
@@ -206,6 +208,7 @@ int run_query(const query_options& o) {
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
   const auto start = clock_type::now();
+  note_mapped_file(o.file.c_str());  // a SIGBUS from here on names it (signals.hpp)
   const mapped_filter mapped = open_mapped(o.file);
   answer_writer writer(o, format);
   double lookup_seconds = 0;

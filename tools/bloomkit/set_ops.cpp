@@ -92,12 +92,18 @@ int run_set_op(set_op op, const set_options& o) {
         result);
   }
 
-  save(result, o.output);
+  // The summary (it allocates) before the save: once the file is in place
+  // the command must not exit 2 (docs/RELIABILITY.md).
   const filter_summary summary = summarize(result);
+  std::string json_text;
   if (o.json) {
     json_object line = summary_json(summary);
     line.field("file", o.output);
-    std::fputs(line.line().c_str(), stdout);
+    json_text = line.line();
+  }
+  save(result, o.output);
+  if (o.json) {
+    std::fputs(json_text.c_str(), stdout);
   } else if (!o.quiet) {
     std::fprintf(stderr, "bloomkit: wrote %s: %s of %zu filters, %llu inserted, estimated FPR %.4g%%\n",
                  o.output.c_str(), op == set_op::merge ? "union" : "intersection", o.inputs.size(),

@@ -66,6 +66,15 @@ concept hashable_with = requires(const K& k, const Spec& s) {
 template <class D>
 using spec_of = std::remove_cvref_t<decltype(std::declval<const D&>().hash())>;
 
+/// A kind whose batch cores (test_pipelined / insert_pipelined) call
+/// hash_at(0), hash_at(1), ... in order, once each (block and standard
+/// filters: they run detail/simd_batch.hpp's pipeline or its rounds). Their
+/// keyed batches take the ADL-found `batch_hash_at(keys, n, spec)`, which
+/// hashes keys in chunks (bloomkit/hash_batch.hpp: eight 8-byte keys per
+/// AVX-512 step); other kinds hash key by key.
+template <class D>
+concept hashes_in_order = requires { requires D::hash_at_in_order; };
+
 template <class D>
 concept has_concurrent_query = requires(const D& d) { d.may_contain_hash_concurrent(std::uint64_t{}); };
 
@@ -100,7 +109,11 @@ class query_facade {
             std::string(D::kind_name) + ": may_contain_keys needs as many outputs as keys");
     const K* data = keys.data();
     const auto spec = self().hash();
-    self().test_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+    if constexpr (hashes_in_order<DD>) {
+      self().test_pipelined(keys.size(), batch_hash_at(data, keys.size(), spec), out.data());
+    } else {
+      self().test_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
+    }
   }
   /// may_contain_keys over a vector (spans do not deduce from containers).
   template <class K, class Alloc, class DD = D>
@@ -167,7 +180,11 @@ class insert_facade {
   void insert_keys(std::span<const K> keys) {
     const K* data = keys.data();
     const auto spec = self().hash();
-    self().insert_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); });
+    if constexpr (hashes_in_order<DD>) {
+      self().insert_pipelined(keys.size(), batch_hash_at(data, keys.size(), spec));
+    } else {
+      self().insert_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); });
+    }
   }
   /// insert_keys over a vector (spans do not deduce from containers).
   template <class K, class Alloc, class DD = D>

@@ -6,7 +6,8 @@
 // __attribute__((target(...))), and the process picks one kernel ONCE, at its
 // first filter operation, from the CPU's features (the simdjson approach):
 //
-//   kernel::avx512   AVX-512 F+BW+VL (one zmm per 512-bit block)
+//   kernel::avx512   AVX-512 F+BW+VL+DQ (one zmm per 512-bit block; DQ for the
+//                    64-bit lane multiplies of batched key hashing)
 //   kernel::avx2     AVX2 (one ymm per 256-bit block, two per 512-bit block)
 //   kernel::scalar   portable C++; always built, the reference for the others
 //
@@ -15,11 +16,13 @@
 // set_kernel to run every available kernel against the scalar one.
 //
 // Cost of the dispatch. The choice lives in one constant-initialised atomic
-// byte (no static-initialisation order problems, no guard variable): reading
-// it is an L1 hit and the switch on it is perfectly predicted, so a
-// single-key call pays about one cycle and no indirect call. Batched calls
-// branch once per batch into a loop compiled for the kernel's target (see
-// BLOOMKIT_KERNEL_LOOP), where the kernel is inlined.
+// byte (no static-initialisation order problems, no guard variable). Batched
+// calls branch once per batch into a loop compiled for the kernel's target
+// (see BLOOMKIT_KERNEL_LOOP), where the kernel is inlined. Single-key block
+// calls do not consult it at all: they inline the widest kernel their own
+// translation unit's target guarantees (detail/block_filter.hpp, "single-key
+// calls"), because a per-call dispatch, cheap as the branch is, keeps the
+// kernel out of line and costs overlap between cache misses.
 //
 // Every kernel must give bit-identical blocks and identical answers; the
 // layouts themselves are fixed by the filter headers, never by a kernel.
@@ -41,8 +44,8 @@
 #include <immintrin.h>
 /// Marks a function compiled for AVX2 (it may only run where avx2 is present).
 #define BLOOMKIT_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
-/// Marks a function compiled for AVX-512 F+BW+VL (+ AVX2 for the 256-bit forms).
-#define BLOOMKIT_TARGET_AVX512 __attribute__((target("avx2,bmi,bmi2,popcnt,avx512f,avx512bw,avx512vl")))
+/// Marks a function compiled for AVX-512 F+BW+VL+DQ (+ AVX2 for the 256-bit forms).
+#define BLOOMKIT_TARGET_AVX512 __attribute__((target("avx2,bmi,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512dq")))
 #else
 #define BLOOMKIT_X86_KERNELS 0
 #endif
@@ -80,7 +83,7 @@ namespace detail {
 /// The CPU features the kernels need, as a value so the choice is testable.
 struct cpu_features {
   bool avx2 = false;
-  bool avx512 = false;  ///< F, BW and VL together (and the OS saves zmm state)
+  bool avx512 = false;  ///< F, BW, VL and DQ together (and the OS saves zmm state)
 };
 
 /// What this CPU supports. __builtin_cpu_supports also checks that the OS
@@ -91,7 +94,7 @@ inline cpu_features detect_cpu_features() noexcept {
   __builtin_cpu_init();
   f.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
   f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl");
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 #endif
   return f;
 }

@@ -40,7 +40,7 @@ inline constexpr std::size_t batch_window = 16;
 template <std::size_t Window, class HashAt, class Prefetch, class Visit>
 inline void prefetch_pipeline(std::size_t n, HashAt&& hash_at, Prefetch&& prefetch, Visit&& visit) {
   static_assert(Window > 0 && (Window & (Window - 1)) == 0, "the window must be a power of two");
-  std::uint64_t ring[Window];
+  std::uint64_t ring[Window] = {};  // zeroed: only written slots are read, but GCC 12 cannot see that
   const std::size_t lead = n < Window ? n : Window;
   for (std::size_t i = 0; i < lead; ++i) {
     ring[i] = hash_at(i);

@@ -1,0 +1,173 @@
+// Every fast hashing path gives the library's hash, bit for bit:
+// the fixed-width scalar path (detail/fixed_hash.hpp, used by hash_key for
+// 4- and 8-byte keys), the batched path under every kernel this CPU runs
+// (detail/hash_batch.hpp), and the filters' keyed batch calls built on them.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "bloomkit/blocked_bloom.hpp"
+#include "bloomkit/hash_batch.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/standard_bloom.hpp"
+
+namespace {
+
+using bloomkit::hash_algorithm;
+using bloomkit::hash_key;
+using bloomkit::hash_spec;
+using bloomkit::kernel;
+
+/// The library's hash of the little-endian bytes of `value` (width bytes).
+std::uint64_t library_hash(std::uint64_t value, std::size_t width, hash_spec spec) {
+  std::array<unsigned char, 8> bytes{};
+  for (std::size_t i = 0; i < width; ++i) bytes[i] = static_cast<unsigned char>(value >> (8 * i));
+  return spec.algorithm == hash_algorithm::xxh64 ? XXH64(bytes.data(), width, spec.seed)
+                                                 : XXH3_64bits_withSeed(bytes.data(), width, spec.seed);
+}
+
+/// Seeds that exercise XXH3's seed folding (low half swapped into the high
+/// half) and XXH64's seed addition: zero, small, all ones, halves apart.
+std::vector<std::uint64_t> seeds() {
+  return {0, 1, 42, 0xffffffffULL, 0x100000000ULL, 0xdeadbeefcafebabeULL, ~std::uint64_t{0}, 0x8000000000000000ULL};
+}
+
+std::vector<std::uint64_t> values(std::size_t count) {
+  std::vector<std::uint64_t> out = {0, 1, 0xff, 0x100, 0xffffffffULL, 0x100000000ULL, ~std::uint64_t{0},
+                                    0x8000000000000000ULL, 0x0123456789abcdefULL};
+  bloomkit::detail::splitmix64 rng(7);
+  while (out.size() < count) out.push_back(rng());
+  return out;
+}
+
+const hash_algorithm algorithms[] = {hash_algorithm::xxh64, hash_algorithm::xxh3_64};
+
+TEST(HashPaths, FixedWidthIntegersMatchTheLibrary) {
+  for (auto algorithm : algorithms) {
+    for (auto seed : seeds()) {
+      const hash_spec spec{algorithm, seed};
+      for (auto v : values(2000)) {
+        ASSERT_EQ(hash_key(v, spec), library_hash(v, 8, spec)) << v << " seed " << seed;
+        ASSERT_EQ(hash_key(static_cast<std::int64_t>(v), spec), library_hash(v, 8, spec));
+        const auto v32 = static_cast<std::uint32_t>(v);
+        ASSERT_EQ(hash_key(v32, spec), library_hash(v32, 4, spec)) << v32 << " seed " << seed;
+        ASSERT_EQ(hash_key(static_cast<std::int32_t>(v32), spec), library_hash(v32, 4, spec));
+      }
+    }
+  }
+}
+
+TEST(HashPaths, FloatingPointMatchesTheLibrary) {
+  const double doubles[] = {0.0, -0.0, 1.5, -3.25e300, 1e-310};
+  const float floats[] = {0.0f, -0.0f, 1.5f, -3.25e30f, 1e-40f};
+  for (auto algorithm : algorithms) {
+    for (auto seed : seeds()) {
+      const hash_spec spec{algorithm, seed};
+      for (double d : doubles) EXPECT_EQ(hash_key(d, spec), library_hash(std::bit_cast<std::uint64_t>(d), 8, spec));
+      for (float f : floats) EXPECT_EQ(hash_key(f, spec), library_hash(std::bit_cast<std::uint32_t>(f), 4, spec));
+    }
+  }
+}
+
+TEST(HashPaths, GoldenValuesPinTheFixedPath) {
+  // Recorded from libxxhash 0.8.1 over the 8 little-endian bytes of 42 and
+  // the 4 of 7; also in the Parquet fixtures' INT32 golden (hash_test.cpp).
+  EXPECT_EQ(hash_key(std::uint64_t{42}, bloomkit::parquet_hash_spec), library_hash(42, 8, bloomkit::parquet_hash_spec));
+  EXPECT_EQ(hash_key(std::int32_t{-542827039}, bloomkit::parquet_hash_spec), 0x3e12485924de6267ULL);
+}
+
+std::vector<kernel> supported_kernels() {
+  std::vector<kernel> out;
+  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
+    if (bloomkit::kernel_supported(k)) out.push_back(k);
+  return out;
+}
+
+TEST(HashPaths, BatchedHashingMatchesScalarUnderEveryKernel) {
+  const auto keys = values(1000);
+  for (kernel k : supported_kernels()) {
+    for (auto algorithm : algorithms) {
+      for (auto seed : seeds()) {
+        const hash_spec spec{algorithm, seed};
+        // Every length up to 40 (all tails of the 8-lane loop), then 1000.
+        for (std::size_t n : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 23, 31, 33, 40, 1000}) {
+          std::vector<std::uint64_t> out(n + 1, 0x5555);
+          bloomkit::detail::hash_keys(k, keys.data(), n, spec, out.data());
+          for (std::size_t i = 0; i < n; ++i)
+            ASSERT_EQ(out[i], library_hash(keys[i], 8, spec)) << to_string(k) << " n=" << n << " i=" << i;
+          EXPECT_EQ(out[n], 0x5555U) << "wrote past the end under " << to_string(k);
+        }
+      }
+    }
+  }
+}
+
+TEST(HashPaths, BatchedDoublesMatchScalar) {
+  std::vector<double> keys;
+  for (auto v : values(100)) keys.push_back(static_cast<double>(v) * 0.5);
+  for (kernel k : supported_kernels()) {
+    std::vector<std::uint64_t> out(keys.size());
+    bloomkit::detail::hash_keys(k, keys.data(), keys.size(), hash_spec{}, out.data());
+    for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(out[i], hash_key(keys[i], hash_spec{}));
+  }
+}
+
+struct kernel_guard {
+  ~kernel_guard() { bloomkit::reset_kernel(); }
+};
+
+/// The filter's bits as bytes (blocks or words).
+template <class Filter>
+std::vector<unsigned char> raw_bits(const Filter& f) {
+  const auto span = [&] {
+    if constexpr (requires { f.blocks(); }) return f.blocks();
+    else return f.words();
+  }();
+  std::vector<unsigned char> out(span.size_bytes());
+  std::memcpy(out.data(), span.data(), out.size());
+  return out;
+}
+
+/// insert_keys / may_contain_keys (the chunked batch hasher inside the
+/// prefetch pipeline) give the same filter and answers as per-key calls,
+/// for sizes around the hasher's chunk and the pipeline's window.
+template <class Filter>
+void check_keyed_batches(const Filter& empty) {
+  kernel_guard guard;
+  const auto all = values(3000);
+  for (kernel k : supported_kernels()) {
+    bloomkit::set_kernel(k);
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{127}, std::size_t{128},
+                          std::size_t{129}, std::size_t{1000}, std::size_t{3000}}) {
+      const std::vector<std::uint64_t> keys(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
+      Filter batched = empty, single = empty;
+      batched.insert_keys(keys);
+      for (auto key : keys) single.insert(key);
+      ASSERT_EQ(raw_bits(batched), raw_bits(single)) << to_string(k) << " n=" << n;
+      std::vector<std::uint64_t> queries = all;  // the inserted keys and others
+      std::unique_ptr<bool[]> out(new bool[queries.size()]);
+      batched.may_contain_keys(std::span<const std::uint64_t>(queries), std::span<bool>(out.get(), queries.size()));
+      for (std::size_t i = 0; i < queries.size(); ++i) ASSERT_EQ(out[i], single.may_contain(queries[i])) << i;
+    }
+  }
+}
+
+TEST(HashPaths, SplitBlockKeyedBatchesMatchSingleCalls) {
+  check_keyed_batches(bloomkit::split_block_bloom(2000, 0.01));  // XXH64, seed 0
+}
+TEST(HashPaths, BlockedKeyedBatchesMatchSingleCalls) {
+  check_keyed_batches(bloomkit::blocked_bloom(2000, 0.01));  // XXH3
+}
+TEST(HashPaths, StandardKeyedBatchesMatchSingleCalls) {
+  check_keyed_batches(bloomkit::standard_bloom(2000, 0.01, hash_spec{hash_algorithm::xxh64, 99}));
+}
+
+}  // namespace

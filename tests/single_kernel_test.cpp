@@ -1,0 +1,106 @@
+// Single-key block calls run a kernel fixed at compile time
+// (detail::single_kernel_of): the SSE4.1 split-block kernel it picks at the
+// release preset's x86-64-v2 must give the portable kernel's bits and
+// answers, and the run-time dispatch that other policies fall back to must
+// too, under every kernel this CPU runs.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "bloomkit/blocked_bloom.hpp"
+#include "bloomkit/split_block_bloom.hpp"
+
+namespace {
+
+using bloomkit::kernel;
+using bloomkit::detail::block256;
+using bloomkit::detail::block512;
+using bloomkit::detail::split_block_policy;
+using bloomkit::detail::splitmix64;
+
+std::vector<std::uint64_t> test_hashes() {
+  std::vector<std::uint64_t> out = {0, 1, 0xffffffffULL, 0x80000000ULL, 0x7fffffffULL, ~0ULL};
+  splitmix64 rng(77);
+  while (out.size() < 20000) out.push_back(rng());
+  return out;
+}
+
+block256 random_block(splitmix64& rng, int density) {
+  block256 b{};
+  for (auto& w : b.words) {
+    w = static_cast<std::uint32_t>(rng());
+    for (int i = 0; i < density; ++i) w |= static_cast<std::uint32_t>(rng());  // denser blocks pass more tests
+  }
+  return b;
+}
+
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+TEST(SingleKernel, Sse41SplitBlockMatchesPortableBitForBit) {
+  splitmix64 rng(3);
+  for (auto h : test_hashes()) {
+    block256 want{}, got{};
+    split_block_policy::set(want, h, 8);
+    split_block_policy::set_sse41(got, h, 8);
+    ASSERT_EQ(got, want) << h;  // every shift 0..31 in every word, 1 << 31 included
+    for (int density : {0, 2, 4}) {
+      const block256 b = random_block(rng, density);
+      ASSERT_EQ(split_block_policy::test_sse41(b, h, 8), split_block_policy::test(b, h, 8)) << h;
+    }
+    ASSERT_TRUE(split_block_policy::test_sse41(want, h, 8));
+  }
+}
+
+TEST(SingleKernel, ReleaseTargetInlinesAKernelForSplitBlock) {
+  // At x86-64-v2 or above single split-block calls never go through the
+  // run-time dispatch (that is the point of the SSE4.1 kernel).
+  EXPECT_NE(bloomkit::detail::single_kernel_of<split_block_policy>(), bloomkit::detail::single_kernel_kind::dispatched);
+}
+#endif
+
+struct kernel_guard {
+  ~kernel_guard() { bloomkit::reset_kernel(); }
+};
+
+TEST(SingleKernel, DispatchedSingleCallsMatchPortableUnderEveryKernel) {
+  kernel_guard guard;
+  const auto hashes = test_hashes();
+  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {
+    if (!bloomkit::kernel_supported(k)) continue;
+    bloomkit::set_kernel(k);
+    splitmix64 rng(5);
+    for (std::size_t i = 0; i < 4000; ++i) {
+      const std::uint64_t h = hashes[i];
+      block256 s_want{}, s_got{};
+      split_block_policy::set(s_want, h, 8);
+      bloomkit::detail::block_set_dispatched<split_block_policy>(s_got, h, 8);
+      ASSERT_EQ(s_got, s_want) << to_string(k);
+      const block256 b = random_block(rng, 3);
+      ASSERT_EQ(bloomkit::detail::block_test_dispatched<split_block_policy>(b, h, 8), split_block_policy::test(b, h, 8));
+      for (std::uint32_t kk : {1U, 6U, 16U}) {
+        block512 want{}, got{};
+        bloomkit::detail::cache_line_policy::set(want, h, kk);
+        bloomkit::detail::block_set_dispatched<bloomkit::detail::cache_line_policy>(got, h, kk);
+        ASSERT_EQ(got, want) << to_string(k) << " k=" << kk;
+      }
+    }
+  }
+}
+
+TEST(SingleKernel, FiltersAnswerAsThePortableKernel) {
+  // Whole filters through the public single calls (whatever kernel they
+  // inline) against filters filled and queried with the portable kernel.
+  const auto hashes = test_hashes();
+  bloomkit::split_block_bloom f(5000, 0.01);
+  std::vector<block256> want(f.num_blocks());
+  for (std::size_t i = 0; i < 5000; ++i) {
+    f.insert_hash(hashes[i]);
+    split_block_policy::set(want[bloomkit::detail::block_index(hashes[i], f.num_blocks())], hashes[i], 8);
+  }
+  ASSERT_TRUE(std::equal(want.begin(), want.end(), f.blocks().begin()));
+  for (auto h : hashes) {
+    ASSERT_EQ(f.may_contain_hash(h), split_block_policy::test(want[bloomkit::detail::block_index(h, f.num_blocks())], h, 8));
+  }
+}
+
+}  // namespace
