@@ -135,6 +135,13 @@ test_bench_smoke() {
   say "benchmark smoke run (tiny sizes, no timing asserted)"
   build/release/bloomkit_compare --sizes 10000 --repeats 1 >/dev/null
 }
+test_kinds_bench_smoke() {
+  # Issue 19's benchmark (cuckoo vs counting, window, k-mers) at a tiny size:
+  # it must run to the end; no timing is asserted.
+  [ -x build/release/bloomkit_kinds_bench ] || { echo "bloomkit.sh: build/release/bloomkit_kinds_bench is missing" >&2; return 1; }
+  say "kinds benchmark smoke run (n = 20000, no timing asserted)"
+  build/release/bloomkit_kinds_bench 20000 >/dev/null
+}
 test_fuzz() {
   ls fuzz/*_fuzz.cpp >/dev/null 2>&1 || { say "FAILED: no fuzz/*_fuzz.cpp targets"; return 1; }
   wait_background_setup
@@ -267,6 +274,7 @@ cmd_test() {
   start_background_setup
   step release test_release
   step bench-smoke test_bench_smoke
+  step kinds-bench-smoke test_kinds_bench_smoke
   step parquet-duckdb test_parquet_duckdb
   step python test_python
   step engines test_engines

@@ -36,3 +36,9 @@ target_link_libraries(bloomkit_concurrent_bench PRIVATE bloomkit::bloomkit bloom
 #                     kinds in the same memory (FPR and ns)
 add_executable(bloomkit_jvm_bench ${PROJECT_SOURCE_DIR}/bench/jvm_formats.cpp)
 target_link_libraries(bloomkit_jvm_bench PRIVATE bloomkit::bloomkit bloomkit_warnings)
+
+# bloomkit_kinds_bench  bench/kinds_bench.cpp: cuckoo_filter vs counting_bloom
+#                       (bits/key, FPR, insert/lookup/remove ns),
+#                       age_partitioned_bloom, k-mers/s vs the plain u64 path
+add_executable(bloomkit_kinds_bench ${PROJECT_SOURCE_DIR}/bench/kinds_bench.cpp)
+target_link_libraries(bloomkit_kinds_bench PRIVATE bloomkit::bloomkit bloomkit_warnings)

@@ -578,6 +578,33 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     ++inserted_;
   }
 
+  /// Test-and-add: ORs the key's bits into its block in one pass over the
+  /// block's words and returns true iff some bit was missing (the key was
+  /// certainly absent and is now inserted; inserted() grows by one). False:
+  /// every bit was already set (the key may have been present, a false
+  /// positive at the filter's FPR); nothing changed.
+  bool insert_if_absent_hash(std::uint64_t h) noexcept {
+    const bool present = detail::block_test_and_set<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    inserted_ += present ? 0 : 1;
+    return !present;
+  }
+
+  /// insert_if_absent_hash that may run beside other *_concurrent calls,
+  /// with the contract of insert_hash_concurrent. Each word of the key's
+  /// mask gets an atomic test-and-set (relaxed fetch_or, skipped when a load
+  /// already sees the bits). Exact semantics: it returns false only if every
+  /// bit of the key was set before its own ORs, by inserts that finished or
+  /// ran at the same time; so when threads add the same new key at once, at
+  /// least one of them returns true (the first OR on a missing bit sees it
+  /// missing), and several may (each saw a different bit missing). The bits
+  /// afterwards are those of a sequential run in any order.
+  bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
+    const bool present =
+        detail::block_test_and_set_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    if (!present) detail::atomic_add_relaxed(inserted_, 1);
+    return !present;
+  }
+
   /// insert_hash that may run in many threads at once on the same filter,
   /// and beside *_concurrent queries: each touched word gets an atomic
   /// relaxed OR (detail/concurrent.hpp explains why relaxed suffices) and

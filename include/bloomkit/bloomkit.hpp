@@ -12,5 +12,8 @@
 #include "bloomkit/scalable_bloom.hpp"
 #include "bloomkit/binary_fuse.hpp"
 #include "bloomkit/ribbon.hpp"
+#include "bloomkit/cuckoo_filter.hpp"
+#include "bloomkit/age_partitioned_bloom.hpp"
+#include "bloomkit/kmer.hpp"
 #include "bloomkit/file_format.hpp"
 #include "bloomkit/parquet.hpp"

@@ -358,6 +358,22 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     for (std::uint32_t i = 0; i < params_.k; ++i) increment(probes.next());
     ++inserted_;
   }
+  /// Test-and-add with set semantics: computes the key's k counters once;
+  /// if every one is non-zero the key may be present and nothing changes
+  /// (false); otherwise increments them and returns true. A key added only
+  /// this way is counted once. Caution with remove: a key refused here as a
+  /// false positive holds no counters of its own, so removing the keys it
+  /// collided with can make it a false negative; mix the two only where that
+  /// is acceptable (insert counts every occurrence and has no such gap).
+  bool insert_if_absent_hash(std::uint64_t h) noexcept {
+    const detail::counting_probe_set set(h, params_.counters, params_.k);
+    bool present = true;
+    for (std::uint32_t i = 0; i < set.k; ++i) present &= get(set.index[i]) != 0;
+    if (present) return false;
+    for (std::uint32_t i = 0; i < set.k; ++i) increment(set.index[i]);
+    ++inserted_;
+    return true;
+  }
   /// Adds every hash; prefetches each key's first counter a window ahead.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {

@@ -33,6 +33,8 @@ enum class filter_kind : std::uint8_t {
   scalable_bloom = 5,
   binary_fuse = 6,
   ribbon = 7,
+  cuckoo_filter = 8,
+  age_partitioned_bloom = 9,
 };
 
 /// The kind's name, e.g. "blocked_bloom" (kind_traits<F>::name spells the same).
@@ -45,13 +47,15 @@ constexpr std::string_view to_string(filter_kind kind) noexcept {
     case filter_kind::scalable_bloom: return "scalable_bloom";
     case filter_kind::binary_fuse: return "binary_fuse";
     case filter_kind::ribbon: return "ribbon";
+    case filter_kind::cuckoo_filter: return "cuckoo_filter";
+    case filter_kind::age_partitioned_bloom: return "age_partitioned_bloom";
   }
   return "unknown";
 }
 
 /// The kind named `name` (as to_string spells it), or nullopt.
 constexpr std::optional<filter_kind> parse_filter_kind(std::string_view name) noexcept {
-  for (int id = 1; id <= 7; ++id) {
+  for (int id = 1; id <= 9; ++id) {
     const auto kind = static_cast<filter_kind>(id);
     if (to_string(kind) == name) return kind;
   }

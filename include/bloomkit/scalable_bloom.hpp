@@ -331,6 +331,15 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
     if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
     stages_.back().insert_hash(h);
   }
+  /// Test-and-add: false (nothing changed) when some stage may hold the
+  /// key; otherwise inserts it into the newest stage (opening one when it
+  /// is full) and returns true. The older stages are only read; the newest
+  /// stage's test and set are two passes over its block.
+  bool insert_if_absent_hash(std::uint64_t h) {
+    if (this->may_contain_hash(h)) return false;
+    insert_hash(h);
+    return true;
+  }
   /// The batch insert core: fills the newest stage up to its capacity with
   /// its own batched (prefetching) insert, opens the next, and so on.
   template <class HashAt>

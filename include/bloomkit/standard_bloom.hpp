@@ -445,6 +445,29 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
     ++inserted_;
   }
 
+  /// Test-and-add: reads and sets each of the k probe bits in one pass;
+  /// returns true iff some bit was missing (the key was certainly absent and
+  /// is now inserted; inserted() grows by one), false when all k were set
+  /// (nothing changed).
+  bool insert_if_absent_hash(std::uint64_t h) noexcept {
+    const bool present =
+        detail::probe_test_and_set(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+    inserted_ += present ? 0 : 1;
+    return !present;
+  }
+
+  /// insert_if_absent_hash beside other *_concurrent calls: an atomic
+  /// test-and-set per probe word, with the semantics stated at
+  /// block_filter::insert_if_absent_hash_concurrent (false only if every
+  /// probe bit was set before this call's ORs; of threads adding one new key
+  /// at once, at least one returns true).
+  bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
+    const bool present =
+        detail::probe_test_and_set_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+    if (!present) detail::atomic_add_relaxed(inserted_, 1);
+    return !present;
+  }
+
   /// insert_hash that may run in many threads at once on the same filter,
   /// and beside *_concurrent queries: each probe's word gets an atomic
   /// relaxed OR (detail/concurrent.hpp explains why relaxed suffices) and

@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -41,6 +42,7 @@
 #include "key_input.hpp"
 #include "kinds.hpp"
 #include "output_guard.hpp"
+#include "kmer_input.hpp"
 #include "progress.hpp"
 
 namespace bloomkit::cli {
@@ -55,6 +57,8 @@ struct build_options {
   std::optional<std::int64_t> capacity;  // signed, so "-5" is refused as negative, not wrapped
   std::optional<std::uint64_t> bits;
   std::optional<std::uint32_t> hashes;
+  std::optional<std::uint64_t> window;
+  unsigned kmer = 0;
   std::string format = "text";
   unsigned threads = 1;
   std::optional<std::string> hash;
@@ -101,7 +105,21 @@ void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigne
       return;
     }
   }
-  if constexpr (incremental_filter<Filter>) {
+  if constexpr (std::is_same_v<Filter, cuckoo_filter>) {
+    // A multiset, as the library's insert: a key read d times is stored d
+    // times (d removes take it out). Storing a key only when absent would
+    // lose keys that are false positives of others, and a later remove of
+    // those others would make them false negatives. A full table is an
+    // error, not a silent loss: nothing is written.
+    const std::size_t done = filter.insert_many(hashes);
+    if (done < hashes.size()) {
+      throw error(errc::construction_failed,
+                  "the cuckoo filter is full after " + std::to_string(filter.inserted()) + " keys (load " +
+                      std::to_string(filter.load_factor()) + " of " + std::to_string(filter.slots()) +
+                      " slots; a key repeated more than 8 times also fills its buckets); give a larger --capacity "
+                      "or remove duplicates first (sort -u)");
+    }
+  } else if constexpr (incremental_filter<Filter>) {
     filter.insert_many(hashes);
   } else {
     throw error(errc::unsupported, "this filter kind is built from all keys at once (kind_traits<F>::is_static)");
@@ -281,7 +299,16 @@ int run_build(const build_options& o) {
   const auto start = clock_type::now();
   const kind_entry& entry = find_kind(o.kind);
   const kind_info info = info_of(entry.kind);
-  const key_format format = parse_key_format(o.format);
+  check_kmer_options(o.format, o.kmer);
+  const bool sequences = o.kmer != 0;
+  const key_format format = sequences ? key_format::u64 : parse_key_format(o.format);
+  if (entry.kind == filter_kind::age_partitioned_bloom) {
+    if (!o.window) throw usage_error("--kind window needs --window N (the number of recent keys to remember)");
+    if (*o.window == 0) throw usage_error("--window must be at least 1");
+    if (o.capacity) throw usage_error("--kind window is sized by --window, not --capacity");
+  } else if (o.window) {
+    throw usage_error("--window applies to --kind window only");
+  }
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   if (o.capacity && *o.capacity <= 0) {
     throw usage_error("--capacity must be at least 1, got " + std::to_string(*o.capacity));
@@ -327,9 +354,17 @@ int run_build(const build_options& o) {
     std::vector<std::uint64_t> all;
     if (o.capacity) all.reserve(static_cast<std::size_t>(std::min<std::int64_t>(*o.capacity, std::int64_t{1} << 24)));
     progress_bar bar("read", total_bytes, !o.quiet);
-    keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
-      all.insert(all.end(), hashes.begin(), hashes.end());
-    });
+    if (sequences) {
+      for (const auto& path : inputs) {
+        keys += for_each_kmer_record(
+            path, o.format, o.kmer, spec, [](std::string_view, std::span<const std::uint64_t>) {},
+            [&](std::span<const std::uint64_t> hashes) { all.insert(all.end(), hashes.begin(), hashes.end()); });
+      }
+    } else {
+      keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+        all.insert(all.end(), hashes.begin(), hashes.end());
+      });
+    }
     bar.finish();
     const auto t = clock_type::now();
     filter.emplace(build_static_filter(entry.kind, all, o.fpr, spec));
@@ -338,7 +373,19 @@ int run_build(const build_options& o) {
     // ---- size the filter -----------------------------------------------------
     std::optional<hash_spool> spool;
     std::uint64_t capacity = 0;
-    if (o.capacity) {
+    if (sequences) {
+      // k-mers: one pass over the records into the spool (8 bytes a k-mer),
+      // then size and fill; the same path for files and stdin.
+      spool.emplace();
+      for (const auto& path : inputs) {
+        keys += for_each_kmer_record(
+            path, o.format, o.kmer, spec, [](std::string_view, std::span<const std::uint64_t>) {},
+            [&](std::span<const std::uint64_t> hashes) { spool->push(hashes); });
+      }
+      capacity = o.window ? *o.window : o.capacity ? static_cast<std::uint64_t>(*o.capacity) : keys;
+    } else if (o.window) {
+      capacity = *o.window;
+    } else if (o.capacity) {
       capacity = static_cast<std::uint64_t>(*o.capacity);
       if (!o.bits) {
         // Before reading anything: a size this machine cannot hold, or a
@@ -491,7 +538,10 @@ void register_build(CLI::App& app, command_table& table) {
       "Examples:\n"
       "  bloomkit build keys.txt -o keys.bkf --fpr 0.001\n"
       "  seq 1 1000000 | bloomkit build --format u64 --kind split-block -o ids.bkf\n"
-      "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bkf --json\n\n"
+      "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bkf --json\n"
+      "  bloomkit build genome.fa --format fasta --kmer 31 -o genome.bkf\n"
+      "  bloomkit build events.txt --kind window --window 100000 -o recent.bkf\n"
+      "  bloomkit build keys.txt --kind cuckoo -o keys.bkf   # then: bloomkit remove keys.bkf old-key\n\n"
       "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
       "little-endian bytes; i64 = a signed decimal integer, 8 bytes two's complement (Parquet INT64).\n"
       "One trailing \\r is dropped from every line (CRLF files work).\n"
@@ -509,7 +559,11 @@ void register_build(CLI::App& app, command_table& table) {
   sub->add_option("--hashes", o->hashes,
                   "exact probes per key (k) for standard, blocked and counting; with --bits, or alone to size for "
                   "--fpr with this k");
-  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
+  sub->add_option("-f,--format", o->format, "key format: text, hex, u64, i64, or fasta / fastq with --kmer K (default text)");
+  sub->add_option("--kmer", o->kmer,
+                  "with --format fasta|fastq: the keys are the canonical K-mers (K in 1..32) of every record; "
+                  "non-ACGT letters break k-mers, lower case counts");
+  sub->add_option("--window", o->window, "--kind window: remember the last N keys (older ones are forgotten)");
   sub->add_option("-t,--threads", o->threads, "threads for inserting standard, blocked and split-block filters (default 1); the file is the same for any count");
   sub->add_option("--hash", o->hash, "hash algorithm: xxh3_64 or xxh64 (default: xxh64 for split-block, else xxh3_64)");
   sub->add_option("--seed", o->seed, "hash seed (default 0)");

@@ -16,6 +16,7 @@ void register_commands(CLI::App& app) {
   register_info(app, table());
   register_set_ops(app, table());
   register_remove(app, table());
+  register_dedupe(app, table());
   register_parquet(app, table());
   register_demo(app, table());
 }

@@ -38,6 +38,7 @@ void register_query(CLI::App& app, command_table& table);
 void register_info(CLI::App& app, command_table& table);
 void register_set_ops(CLI::App& app, command_table& table);  // merge and intersect
 void register_parquet(CLI::App& app, command_table& table);  // parquet list/probe/extract/encode/write
-void register_remove(CLI::App& app, command_table& table);   // counting filters only
+void register_remove(CLI::App& app, command_table& table);   // counting and cuckoo filters
+void register_dedupe(CLI::App& app, command_table& table);   // streaming uniq by test-and-add
 
 }  // namespace bloomkit::cli

@@ -119,7 +119,7 @@ std::string normalized(std::string_view name) {
 // seed 0 by default (kind_traits<split_block_bloom>::default_hash): that is
 // what a Parquet reader expects (docs/PARQUET.md), so a CLI-built filter can
 // be copied into a Parquet file. The others default to XXH3-64.
-const std::array<kind_entry, 7> table = {{
+const std::array<kind_entry, 9> table = {{
     {"standard", filter_kind::standard_bloom,
      "classic Bloom filter: fewest bits per key for a given FPR, k random probes"},
     {"blocked", filter_kind::blocked_bloom, "all k probes in one 64-byte cache line: one cache miss per lookup"},
@@ -132,6 +132,10 @@ const std::array<kind_entry, 7> table = {{
      "4-bit counters in place of bits: supports `bloomkit remove`, 4x the standard filter's size"},
     {"scalable", filter_kind::scalable_bloom,
      "grows by blocked stages (x2 keys, x0.85 FPR each): stays under --fpr past --capacity"},
+    {"cuckoo", filter_kind::cuckoo_filter,
+     "cuckoo filter: supports `bloomkit remove` at ~log2(1/p) + 3 bits per key (not 4x); no merge"},
+    {"window", filter_kind::age_partitioned_bloom,
+     "age-partitioned Bloom filter: remembers only the last --window N keys, FPR bound at every moment"},
 }};
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "json_out.hpp"
 #include "jvm_formats.hpp"
 #include "key_input.hpp"
+#include "kmer_input.hpp"
 #include "signals.hpp"
 
 namespace bloomkit::cli {
@@ -38,6 +39,8 @@ struct query_options {
   std::vector<std::string> keys;
   std::vector<std::string> inputs;
   std::string format = "text";
+  unsigned kmer = 0;
+  bool fraction = false;
   bool count = false;
   bool json = false;
   bool stats = false;
@@ -127,8 +130,76 @@ class answer_writer {
   std::uint64_t maybes_ = 0;
 };
 
+/// --kmer K: per record, how many of its canonical k-mers the filter may
+/// contain (read screening). Positional arguments after FILE are sequence
+/// files here; stdin without them.
+int run_kmer_query(const query_options& o) {
+  if (o.count) throw usage_error("--count does not apply to --kmer queries (they report per record)");
+  std::vector<std::string> inputs = o.inputs;
+  inputs.insert(inputs.end(), o.keys.begin(), o.keys.end());
+  if (inputs.empty()) inputs.push_back("-");
+  int stdin_uses = 0;
+  for (const auto& path : inputs) stdin_uses += path == "-" ? 1 : 0;
+  if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
+  note_mapped_file(o.file.c_str());  // a SIGBUS from here on names it (signals.hpp)
+  const mapped_filter mapped = open_mapped(o.file);
+  output_buffer out;
+  std::uint64_t records = 0, kmers = 0, present = 0;
+  double fpr = 0;
+  std::visit(
+      [&](const auto& filter) {
+        fpr = filter.estimated_fpr();
+        std::unique_ptr<bool[]> answers;
+        std::size_t room = 0;
+        for (const auto& path : inputs) {
+          kmers += for_each_kmer_record(
+              path, o.format, o.kmer, filter.hash(),
+              [&](std::string_view name, std::span<const std::uint64_t> hashes) {
+                if (hashes.size() > room) {
+                  room = hashes.size();
+                  answers.reset(new bool[room]);
+                }
+                filter.may_contain_many(hashes, std::span<bool>(answers.get(), hashes.size()));
+                std::uint64_t hits = 0;
+                for (std::size_t i = 0; i < hashes.size(); ++i) hits += answers[i] ? 1 : 0;
+                present += hits;
+                ++records;
+                const double f = hashes.empty() ? 0.0 : static_cast<double>(hits) / static_cast<double>(hashes.size());
+                std::string& text = out.text();
+                if (o.json) {
+                  json_object line;
+                  line.field("read", name).field("kmers", static_cast<std::uint64_t>(hashes.size()))
+                      .field("present", hits).field("fraction", f);
+                  text += line.line();
+                } else {
+                  text.append(name.substr(0, name.find_first_of(" \t")));
+                  text += '\t' + std::to_string(hits) + '\t' + std::to_string(hashes.size()) + '\t';
+                  char buf[32];
+                  std::snprintf(buf, sizeof buf, "%.6f\n", f);
+                  text += buf;
+                }
+                out.maybe_flush();
+              },
+              [](std::span<const std::uint64_t>) {});
+        }
+      },
+      mapped.filter);
+  out.flush();
+  if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write the answers to stdout");
+  std::fprintf(stderr,
+               "bloomkit: %llu records, %llu %u-mers, %llu present (%.4f); each fraction includes false positives at "
+               "the filter's estimated FPR %.4g%%\n",
+               static_cast<unsigned long long>(records), static_cast<unsigned long long>(kmers), o.kmer,
+               static_cast<unsigned long long>(present),
+               kmers ? static_cast<double>(present) / static_cast<double>(kmers) : 0.0, 100 * fpr);
+  return exit_ok;
+}
+
 int run_query(const query_options& o) {
   if (is_jvm_filter_file(o.file)) return run_jvm_query(o.file, o.keys, o.inputs, o.format, o.count, o.json);
+  check_kmer_options(o.format, o.kmer);
+  if (o.fraction && o.kmer == 0) throw usage_error("--fraction needs --kmer K and --format fasta|fastq");
+  if (o.kmer != 0) return run_kmer_query(o);
   const key_format format = parse_key_format(o.format);
   if (o.count && o.json) throw usage_error("--count and --json cannot be combined");
   if (!o.keys.empty() && !o.inputs.empty()) throw usage_error("give keys as arguments or with --input, not both");
@@ -198,13 +269,19 @@ void register_query(CLI::App& app, command_table& table) {
       "  bloomkit query keys.bkf alice bob\n"
       "  bloomkit query keys.bkf < candidates.txt > answers.tsv\n"
       "  seq 1 100 | bloomkit query ids.bkf --format u64 --count\n"
-      "  bloomkit query keys.bkf --json carol        # {\"key\":\"carol\",\"maybe\":false}\n\n"
+      "  bloomkit query keys.bkf --json carol        # {\"key\":\"carol\",\"maybe\":false}\n"
+      "  bloomkit query genome.bkf --format fastq --kmer 31 reads.fq --fraction\n\n"
       "Without KEY arguments or --input, keys are read from stdin, one per line (see build --help).");
   sub->add_option("file", o->file, "the filter file")->required();
   sub->add_option("keys", o->keys, "keys to ask about (else --input files or stdin)");
   sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
   sub->add_option("-f,--format", o->format,
-                  "key format: text, hex, u64 or i64 (default text); on Spark/Guava filters also i32");
+                  "key format: text, hex, u64, i64, or fasta / fastq with --kmer (default text); on Spark/Guava "
+                  "filters also i32");
+  sub->add_option("--kmer", o->kmer,
+                  "read screening: per FASTA/FASTQ record, how many of its canonical K-mers the filter may hold "
+                  "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files");
+  sub->add_flag("--fraction", o->fraction, "with --kmer: report the fraction per record (the default output)");
   sub->add_flag("-c,--count", o->count, "print only the number of keys answered maybe");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"maybe\": true|false}");
   sub->add_flag("--stats", o->stats, "print the time spent in lookups and in the rest on stderr");

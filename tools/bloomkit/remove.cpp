@@ -1,7 +1,8 @@
 // tools/bloomkit/remove.cpp - `bloomkit remove FILE [KEY...]`: delete keys
-// from a counting filter (bloomkit build --kind counting) and write it back.
+// from a counting or cuckoo filter (bloomkit build --kind counting|cuckoo)
+// and write it back.
 //
-// Each key is removed once (counting_bloom::remove). A key that is certainly
+// Each key is removed once (counting_bloom::remove, cuckoo_filter::remove). A key that is certainly
 // absent (a zero counter) is refused and changes nothing; it is reported as
 // "absent", not as an error, so a batch of deletions goes through.
 //
@@ -31,10 +32,12 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "bloomkit/counting_bloom.hpp"
+#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/file_format.hpp"
 #include "commands.hpp"
 #include "json_out.hpp"
@@ -95,39 +98,45 @@ int run_remove(const remove_options& o) {
   const std::string target = o.output.empty() ? o.file : o.output;
   refuse_output_over_inputs(target, o.inputs, o.output.empty() ? "FILE" : "-o");
   any_filter loaded = load(std::filesystem::path(o.file));
-  auto* filter = std::get_if<counting_bloom>(&loaded);
-  if (filter == nullptr) {
+  if (!std::holds_alternative<counting_bloom>(loaded) && !std::holds_alternative<cuckoo_filter>(loaded)) {
     throw error(errc::unsupported, "'" + o.file + "' holds a " + std::string(to_string(kind_of(loaded))) +
-                                       "; only counting filters can remove keys (build one with --kind counting)");
+                                       "; only counting and cuckoo filters can remove keys (build one with --kind "
+                                       "counting or --kind cuckoo)");
   }
-
-  key_hasher hasher(format, filter->hash());
   std::string answers;
   std::uint64_t removed = 0, absent = 0;
-  auto remove_batch = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
-    for (std::size_t i = 0; i < hashes.size(); ++i) {
-      const bool ok = filter->remove_hash(hashes[i]) == remove_result::removed;
-      (ok ? removed : absent) += 1;
-      append_answer(answers, o, format, lines[i], ok);
-    }
-  };
-  if (!o.keys.empty()) {
-    for (std::size_t i = 0; i < o.keys.size(); ++i) {
-      const std::string_view key = o.keys[i];
-      std::uint64_t h = 0;
-      if (!hasher.hash(key, h)) {
-        throw error(errc::invalid_argument, "key " + std::to_string(i + 1) + " on the command line: " + hasher.why() +
-                                                " (got " + quote_for_message(key) + ")");
-      }
-      remove_batch(std::span<const std::uint64_t>(&h, 1), std::span<const std::string_view>(&key, 1));
-    }
-  } else {
-    const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
-    for (const auto& path : inputs) {
-      line_reader reader(path);
-      (void)for_each_key_batch(reader, hasher, remove_batch, [](std::uint64_t, std::uint64_t) {});
-    }
-  }
+  std::visit(
+      [&](auto& f) {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<F, counting_bloom> || std::is_same_v<F, cuckoo_filter>) {
+          key_hasher hasher(format, f.hash());
+          auto remove_batch = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
+            for (std::size_t i = 0; i < hashes.size(); ++i) {
+              const bool ok = f.remove_hash(hashes[i]) == remove_result::removed;
+              (ok ? removed : absent) += 1;
+              append_answer(answers, o, format, lines[i], ok);
+            }
+          };
+          if (!o.keys.empty()) {
+            for (std::size_t i = 0; i < o.keys.size(); ++i) {
+              const std::string_view key = o.keys[i];
+              std::uint64_t h = 0;
+              if (!hasher.hash(key, h)) {
+                throw error(errc::invalid_argument, "key " + std::to_string(i + 1) + " on the command line: " +
+                                                        hasher.why() + " (got " + quote_for_message(key) + ")");
+              }
+              remove_batch(std::span<const std::uint64_t>(&h, 1), std::span<const std::string_view>(&key, 1));
+            }
+          } else {
+            const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+            for (const auto& path : inputs) {
+              line_reader reader(path);
+              (void)for_each_key_batch(reader, hasher, remove_batch, [](std::uint64_t, std::uint64_t) {});
+            }
+          }
+        }
+      },
+      loaded);
 
   // Answers first, then commit (see the header comment).
   if ((!answers.empty() && std::fwrite(answers.data(), 1, answers.size(), stdout) != answers.size()) ||
@@ -136,18 +145,29 @@ int run_remove(const remove_options& o) {
                               target + " was not changed");
   }
   try {
-    save(*filter, std::filesystem::path(target));
+    save(loaded, std::filesystem::path(target));
   } catch (const error& e) {
     throw error(e.code(), std::string(e.what()) + "; nothing was removed, " + target + " is unchanged");
   }
   if (!o.quiet) {
-    std::fprintf(stderr,
-                 "bloomkit: removed %llu of %llu keys from %s (%llu certainly absent, left unchanged); "
-                 "%llu inserted, %llu saturated counters, estimated FPR %.4g%%\n",
-                 static_cast<unsigned long long>(removed), static_cast<unsigned long long>(removed + absent),
-                 target.c_str(), static_cast<unsigned long long>(absent),
-                 static_cast<unsigned long long>(filter->inserted()),
-                 static_cast<unsigned long long>(filter->saturated_counters()), 100 * filter->estimated_fpr());
+    std::visit(
+        [&](const auto& f) {
+          using F = std::decay_t<decltype(f)>;
+          std::string detail;
+          if constexpr (std::is_same_v<F, counting_bloom>) {
+            detail = std::to_string(f.saturated_counters()) + " saturated counters";
+          } else if constexpr (std::is_same_v<F, cuckoo_filter>) {
+            detail = "load " + std::to_string(100 * f.load_factor()).substr(0, 5) + "%" +
+                     (f.full() ? ", still full" : "");
+          }
+          std::fprintf(stderr,
+                       "bloomkit: removed %llu of %llu keys from %s (%llu certainly absent, left unchanged); "
+                       "%llu inserted, %s, estimated FPR %.4g%%\n",
+                       static_cast<unsigned long long>(removed), static_cast<unsigned long long>(removed + absent),
+                       target.c_str(), static_cast<unsigned long long>(absent),
+                       static_cast<unsigned long long>(f.inserted()), detail.c_str(), 100 * f.estimated_fpr());
+        },
+        loaded);
   }
   return exit_ok;
 }

@@ -82,14 +82,22 @@ int run_set_op(set_op op, const set_options& o) {
               if constexpr (mergeable_with<F, F>) {
                 a.merge(b);
               } else {
-                throw error(errc::unsupported, std::string(to_string(kind_of(result))) + " filters cannot be merged");
+                if constexpr (requires { kind_traits<F>::no_merge_reason; }) {
+                  throw error(errc::unsupported, std::string(kind_traits<F>::no_merge_reason));
+                } else {
+                  throw error(errc::unsupported, std::string(to_string(kind_of(result))) + " filters cannot be merged");
+                }
               }
             } else {
               if constexpr (intersectable_with<F, F>) {
                 a.intersect(b);
               } else {
-                throw error(errc::unsupported,
-                            std::string(to_string(kind_of(result))) + " filters cannot be intersected");
+                if constexpr (requires { kind_traits<F>::no_merge_reason; }) {
+                  throw error(errc::unsupported, std::string(kind_traits<F>::no_merge_reason));
+                } else {
+                  throw error(errc::unsupported,
+                              std::string(to_string(kind_of(result))) + " filters cannot be intersected");
+                }
               }
             }
           } catch (const error& e) {

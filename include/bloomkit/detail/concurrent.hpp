@@ -99,6 +99,27 @@ inline T atomic_load_relaxed(const T& word) noexcept {
 #endif
 }
 
+/// word |= mask, atomically, relaxed; returns the word's value before the
+/// OR (the test-and-set of insert_if_absent_hash_concurrent).
+template <class T>
+inline T atomic_fetch_or_relaxed(T& word, T mask) noexcept {
+  static_assert(atomic_word<T>);
+#if BLOOMKIT_HAS_ATOMIC_REF
+  return std::atomic_ref<T>(word).fetch_or(mask, std::memory_order_relaxed);
+#else
+  return __atomic_fetch_or(&word, mask, __ATOMIC_RELAXED);
+#endif
+}
+
+/// Test-and-set of `mask` in `word`: true when every bit of it was already
+/// set. Skips the locked RMW when a relaxed load already sees the bits
+/// (bits are only ever set, so they stay), like atomic_or_if_missing.
+template <class T>
+inline bool atomic_test_and_or(T& word, T mask) noexcept {
+  if ((atomic_load_relaxed(word) & mask) == mask) return true;
+  return (atomic_fetch_or_relaxed(word, mask) & mask) == mask;
+}
+
 /// counter += n, atomically (the inserted() count of concurrent inserts).
 inline void atomic_add_relaxed(std::uint64_t& counter, std::uint64_t n) noexcept {
 #if BLOOMKIT_HAS_ATOMIC_REF
@@ -186,6 +207,60 @@ inline void block_set_atomic(typename P::block_type& block, std::uint64_t h, std
   for (std::size_t w = 0; w < words; ++w) {
     if (m.words[w] != 0) atomic_or_if_missing(block.words[w], m.words[w]);
   }
+}
+
+/// Test-and-set of block policy P's mask, plain: one pass over the block's
+/// words ORs the key's bits in and tells whether all were already set.
+template <class P>
+  requires has_block_mask<P>
+inline bool block_test_and_set(typename P::block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+  const typename P::block_type m = P::mask(h, k);
+  constexpr std::size_t words = sizeof(m.words) / sizeof(m.words[0]);
+  bool present = true;
+  for (std::size_t w = 0; w < words; ++w) {
+    present &= (block.words[w] & m.words[w]) == m.words[w];
+    block.words[w] |= m.words[w];
+  }
+  return present;
+}
+
+/// The same, with atomic test-and-set per word (see
+/// insert_if_absent_hash_concurrent for the semantics this gives).
+template <class P>
+  requires has_block_mask<P>
+inline bool block_test_and_set_atomic(typename P::block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+  const typename P::block_type m = P::mask(h, k);
+  constexpr std::size_t words = sizeof(m.words) / sizeof(m.words[0]);
+  bool present = true;
+  for (std::size_t w = 0; w < words; ++w) {
+    if (m.words[w] != 0) present &= atomic_test_and_or(block.words[w], m.words[w]);
+  }
+  return present;
+}
+
+/// Test-and-set of a probe sequence (standard_bloom), plain: each probe's
+/// bit is read and set in the same pass.
+template <class Probes>
+inline bool probe_test_and_set(std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
+  bool present = true;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    const std::uint64_t mask = std::uint64_t{1} << (bit & 63);
+    present &= (words[bit >> 6] & mask) != 0;
+    words[bit >> 6] |= mask;
+  }
+  return present;
+}
+
+/// The same with an atomic test-and-set per probe word.
+template <class Probes>
+inline bool probe_test_and_set_atomic(std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
+  bool present = true;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    present &= atomic_test_and_or(words[bit >> 6], std::uint64_t{1} << (bit & 63));
+  }
+  return present;
 }
 
 /// The concurrent test of block policy P: the block's words are read with

@@ -14,6 +14,9 @@
 //   insert_pipelined(n, hash_at)     [opt]   insert_keys(keys | vector)
 //   insert_hash_concurrent(h)        [opt]   insert_concurrent(key)
 //   insert_pipelined_concurrent(n, hash_at) [opt]  insert_many_concurrent(hashes)
+//   insert_if_absent_hash(h)         [opt]   insert_if_absent(key),
+//                                            insert_if_absent_many(hashes) -> bitmap
+//   insert_if_absent_hash_concurrent(h) [opt] insert_if_absent_concurrent(key)
 //
 // `hash_at(i)` yields the i-th hash; the pipelined cores prefetch a window
 // ahead (detail/simd_batch.hpp). A kind without a pipeline gets the plain
@@ -142,6 +145,15 @@ class query_facade {
 template <class D>
 concept has_concurrent_insert = requires(D& d) { d.insert_hash_concurrent(std::uint64_t{}); };
 
+template <class D>
+concept has_insert_if_absent = requires(D& d) {
+  { d.insert_if_absent_hash(std::uint64_t{}) } -> std::same_as<bool>;
+};
+template <class D>
+concept has_insert_if_absent_concurrent = requires(D& d) {
+  { d.insert_if_absent_hash_concurrent(std::uint64_t{}) } -> std::same_as<bool>;
+};
+
 /// The insert side: every owning filter that takes keys one by one derives
 /// from it (static filters are built whole and do not).
 template <class D>
@@ -195,6 +207,37 @@ class insert_facade {
   void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
     const std::uint64_t* data = hashes.data();
     self().insert_pipelined_concurrent(hashes.size(), [data](std::size_t i) { return data[i]; });
+  }
+
+  /// Test-and-add of `k` (hashed with this filter's hash_spec): true when
+  /// the key was certainly absent and is now inserted, false when it may
+  /// already have been present (then nothing changed). See the kind's
+  /// insert_if_absent_hash for its exact semantics.
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>> && has_insert_if_absent<DD>
+  bool insert_if_absent(const K& k) {
+    return self().insert_if_absent_hash(hash_key(k, self().hash()));
+  }
+
+  /// insert_if_absent_hash on every hash, in order (a key repeated within
+  /// the batch is inserted once). Bit i of the result (word i / 64, bit
+  /// i % 64) is set iff key i was inserted, i.e. certainly absent before it:
+  /// the lines `bloomkit dedupe` prints.
+  template <class DD = D>
+    requires has_insert_if_absent<DD>
+  std::vector<std::uint64_t> insert_if_absent_many(std::span<const std::uint64_t> hashes) {
+    std::vector<std::uint64_t> bits(hashes.size() / 64 + (hashes.size() % 64 != 0), 0);
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      if (self().insert_if_absent_hash(hashes[i])) bits[i / 64] |= std::uint64_t{1} << (i % 64);
+    }
+    return bits;
+  }
+
+  /// insert_if_absent_hash_concurrent of `k` (kinds with concurrent inserts).
+  template <class K, class DD = D>
+    requires hashable_with<K, spec_of<DD>> && has_insert_if_absent_concurrent<DD>
+  bool insert_if_absent_concurrent(const K& k) {
+    return self().insert_if_absent_hash_concurrent(hash_key(k, self().hash()));
   }
 
  protected:

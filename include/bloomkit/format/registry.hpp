@@ -53,16 +53,19 @@
 #include "bloomkit/format/ribbon.hpp"
 #include "bloomkit/format/counting_bloom.hpp"
 #include "bloomkit/format/scalable_bloom.hpp"
+#include "bloomkit/format/cuckoo_filter.hpp"
+#include "bloomkit/format/age_partitioned_bloom.hpp"
 
 namespace bloomkit {
 
 /// Any filter a file can hold. Later kinds are appended (never reordered).
 using any_filter =
-    std::variant<standard_bloom, blocked_bloom, split_block_bloom, binary_fuse, ribbon, counting_bloom, scalable_bloom>;
+    std::variant<standard_bloom, blocked_bloom, split_block_bloom, binary_fuse, ribbon, counting_bloom, scalable_bloom,
+                 cuckoo_filter, age_partitioned_bloom>;
 /// A zero-copy view of any filter with one. Later kinds are appended.
 using any_filter_view =
     std::variant<standard_bloom_view, blocked_bloom_view, split_block_bloom_view, binary_fuse_view, ribbon_view,
-                 counting_bloom_view, scalable_bloom_view>;
+                 counting_bloom_view, scalable_bloom_view, cuckoo_filter_view, age_partitioned_bloom_view>;
 
 /// The kind id files store for Filter (a filter or its view).
 template <serializable_filter Filter>

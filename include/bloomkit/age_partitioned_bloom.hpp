@@ -1,0 +1,580 @@
+// bloomkit/age_partitioned_bloom.hpp - "seen among the last N keys" (or the
+// last T time units) with an FPR bound that holds at every moment.
+//
+// Shtul, Baquero and Almeida, "Age-Partitioned Bloom Filters" (2020). The
+// filter is k + l slices of m bits, kept as a ring of logical positions
+// 0 (newest) .. k + l - 1 (oldest). Every key sets one bit in each of the k
+// newest slices (the bit of physical slice s is (g_s * m) >> 64 with
+// g_s = h + s * mix64(h), so a bit stays put while its slice ages). After g
+// inserts (one "generation") the ring shifts: the oldest slice is cleared and
+// becomes the newest. A query answers "maybe" when some k *consecutive*
+// slices all have the key's bit.
+//
+//   insert:  [ 0 ][ 1 ] .. [k-1] [ k ] .. [k+l-1]       k newest slices get a bit
+//   shift:   oldest slice cleared, re-used as position 0; the rest age by one
+//   query:   any run of k consecutive hits among the k + l slices
+//
+// The exact window (section 3 of the paper, restated for this code): a key
+// sits in k consecutive slices; it is lost when the oldest of them, at
+// position k - 1 when it was inserted, leaves the ring, at the (l + 1)-th
+// shift after its insert. Shifts happen at the start of the insert that
+// would be the (g + 1)-th of a generation, so, with c keys of its generation
+// inserted before it (0 <= c < g):
+//   * never forgotten before:  every key is reported while at most l * g
+//     keys have been inserted after it (c = g - 1 is the worst case), so the
+//     last l * g + 1 keys are always reported (no false negatives);
+//   * expired after:           once (l + 1) * g keys followed it (c = 0 is the
+//     worst case) it is no longer reported for certain. Its k - 1 newer
+//     slices still hold its bits, though, so for the next k - 1 generations
+//     it needs fewer chance hits than a never-seen key and answers "maybe"
+//     more often than the FPR (right after expiry, about as often as one
+//     slice is filled, e.g. 40 %);
+//   * forgotten by:            once (k + l) * g keys followed it, its last
+//     slice is gone too and it answers exactly like a key never inserted
+//     (at most the FPR bound below).
+// With window N the planner takes g = ceil((N - 1) / l), so the last N keys
+// are always reported. Inserting a key again restarts its life.
+//
+// The FPR bound. Logical slice j has received j g + c keys' bits when j < k
+// (c keys so far in this generation) and k g when j >= k: each key sets one
+// bit per slice in k slices. A random absent key hits slice j with
+// probability r_j = 1 - (1 - 1/m)^(keys into it), independently per slice,
+// and the FPR is P(some run of k hits), computed exactly by a DP over the
+// slices (sizing below). It grows with c and drops at a shift (the new
+// slice is empty, the dropped one was the fullest), so its maximum over
+// the whole stream is at c = g, the design_fpr(). Before the ring has
+// turned once every slice holds fewer keys, so the bound holds from the
+// first insert on: at every moment of the stream, not only after a fill.
+// estimated_fpr() computes the same DP from the slices' actual fills.
+//
+// Time windows. With generation_time = tau > 0 a generation also ends when
+// tau time units (the caller's clock: seconds, ms, any monotone integer)
+// have passed since it began; idle time shifts as many slices as it spans.
+// A key inserted at time t is reported until at least t + l tau (the window
+// T <= l tau), expires by t + (l + 1) tau and is forgotten by t + (k + l) tau,
+// *provided* no generation filled up (more than g keys within tau): a full
+// generation still ends early to keep the FPR bound, which shortens the
+// window for the keys before it (the count guarantee above still holds).
+// overflowed_generations() counts such early ends, so a caller can see the
+// time guarantee was bent. The FPR bound holds regardless.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/facade.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit {
+
+/// The parameters that fix an age-partitioned filter's layout and window.
+struct age_partitioned_bloom_params {
+  std::uint32_t k = 0;                  ///< slices a key is written to, 1 <= k <= 32
+  std::uint32_t l = 0;                  ///< extra slices (the window in generations), 1 <= l <= 64
+  std::uint64_t slice_bits = 0;         ///< m, bits per slice, 1 <= m <= 2^40
+  std::uint64_t generation_keys = 0;    ///< g, inserts per generation, >= 1
+  std::uint64_t generation_time = 0;    ///< tau, time units per generation; 0 = count window only
+  std::uint64_t window = 0;             ///< the window asked for (keys, or time units when tau > 0)
+  double target_fpr = 0.0;              ///< design false-positive rate, in (0, 1)
+  hash_spec hash{};
+
+  friend bool operator==(const age_partitioned_bloom_params&, const age_partitioned_bloom_params&) = default;
+};
+
+/// The ring's position: everything besides the bits that a saved filter needs.
+struct age_partitioned_bloom_state {
+  std::uint32_t newest = 0;              ///< physical slice at logical position 0
+  std::uint64_t generation_count = 0;    ///< keys inserted in the current generation, 0..g
+  std::uint64_t generation_start = 0;    ///< time the current generation began (time windows)
+  std::uint64_t now = 0;                 ///< the latest time seen (time windows; monotone)
+  std::uint64_t inserted = 0;            ///< insert calls in total
+  std::uint64_t overflowed_generations = 0;  ///< generations ended by count before their time
+
+  friend bool operator==(const age_partitioned_bloom_state&, const age_partitioned_bloom_state&) = default;
+};
+
+namespace detail {
+
+inline constexpr std::uint64_t apbf_max_slice_bits = std::uint64_t{1} << 40;
+
+constexpr std::uint64_t apbf_slice_words(std::uint64_t slice_bits) noexcept {
+  return slice_bits / 64 + (slice_bits % 64 != 0);
+}
+
+inline void validate(const age_partitioned_bloom_params& p) {
+  const std::string prefix = "age_partitioned_bloom: ";
+  require(p.k >= 1 && p.k <= 32, errc::invalid_argument, prefix + "k must be in [1, 32], got " + std::to_string(p.k));
+  require(p.l >= 1 && p.l <= 64, errc::invalid_argument, prefix + "l must be in [1, 64], got " + std::to_string(p.l));
+  require(p.slice_bits >= 1 && p.slice_bits <= apbf_max_slice_bits, errc::invalid_argument,
+          prefix + "slice_bits must be in [1, 2^40], got " + std::to_string(p.slice_bits));
+  require(p.generation_keys >= 1 && p.generation_keys <= (std::uint64_t{1} << 56), errc::invalid_argument,
+          prefix + "generation_keys must be in [1, 2^56], got " + std::to_string(p.generation_keys));
+  require(p.generation_time <= (std::uint64_t{1} << 56), errc::invalid_argument,
+          prefix + "generation_time must be at most 2^56");
+  require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
+          prefix + "target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+  require(is_known(p.hash.algorithm), errc::invalid_argument, prefix + "unknown hash algorithm");
+}
+
+/// P(some run of k consecutive hits) over slices hit independently with
+/// probabilities fills[0..n): a DP over the current run length (0..k-1),
+/// with an absorbing "found" state. O(n k).
+inline double apbf_run_probability(std::span<const double> fills, std::uint32_t k) {
+  std::vector<double> run(k, 0.0), next(k, 0.0);
+  run[0] = 1.0;
+  double found = 0.0;
+  for (const double r : fills) {
+    double alive = 0.0;
+    for (const double x : run) alive += x;
+    std::fill(next.begin(), next.end(), 0.0);
+    next[0] = alive * (1.0 - r);
+    for (std::uint32_t i = 0; i + 1 < k; ++i) next[i + 1] = run[i] * r;
+    found += run[k - 1] * r;
+    run.swap(next);
+  }
+  return found;
+}
+
+/// The expected FPR with c keys in the current generation (see the header):
+/// logical slice j holds min(j g + c, k g) keys' bits.
+inline double apbf_fpr_at(std::uint32_t k, std::uint32_t l, double slice_bits, double g, double c) {
+  std::vector<double> fills(k + l);
+  for (std::uint32_t j = 0; j < k + l; ++j) {
+    const double keys = j < k ? j * g + c : k * g;
+    fills[j] = -std::expm1(keys * std::log1p(-1.0 / slice_bits));
+  }
+  return apbf_run_probability(fills, k);
+}
+
+/// The bound over the whole stream: c = g, just before a shift.
+inline double apbf_design_fpr(std::uint32_t k, std::uint32_t l, double slice_bits, double g) {
+  return apbf_fpr_at(k, l, slice_bits, g, g);
+}
+
+/// The smallest m with apbf_design_fpr(k, l, m, g) <= p (m <= 2^40), or 0.
+inline std::uint64_t apbf_slice_bits_for(std::uint32_t k, std::uint32_t l, std::uint64_t g, double p) {
+  std::uint64_t lo = 1, hi = 1;
+  while (apbf_design_fpr(k, l, static_cast<double>(hi), static_cast<double>(g)) > p) {
+    if (hi >= apbf_max_slice_bits) return 0;
+    lo = hi + 1;
+    hi = std::min(apbf_max_slice_bits, hi * 2);
+  }
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (apbf_design_fpr(k, l, static_cast<double>(mid), static_cast<double>(g)) <= p) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
+
+/// Throws `code` unless `words` and `state` are an age-partitioned filter
+/// for `p`: the word count, bits past m zero in every slice, a ring position
+/// in range, a generation count at most g, a clock that never ran backwards
+/// (and none at all in a count window).
+inline void require_apbf_payload(const age_partitioned_bloom_params& p, std::span<const std::uint64_t> words,
+                                 const age_partitioned_bloom_state& state, errc code) {
+  const std::uint64_t per = apbf_slice_words(p.slice_bits);
+  const std::uint64_t expected = per * (p.k + p.l);
+  require(words.size() == expected, code,
+          "age_partitioned_bloom: expected " + std::to_string(expected) + " words, got " + std::to_string(words.size()));
+  const unsigned tail = static_cast<unsigned>(p.slice_bits % 64);
+  for (std::uint32_t s = 0; s < p.k + p.l; ++s) {
+    require(tail == 0 || (words[s * per + per - 1] >> tail) == 0, code,
+            "age_partitioned_bloom: bits past the end of a slice are set");
+  }
+  require(state.newest < p.k + p.l, code, "age_partitioned_bloom: the ring position is out of range");
+  require(state.generation_count <= p.generation_keys, code,
+          "age_partitioned_bloom: the generation count exceeds generation_keys");
+  require(state.generation_start <= state.now, code, "age_partitioned_bloom: the generation starts after the latest time");
+  require(p.generation_time != 0 || (state.now == 0 && state.generation_start == 0), code,
+          "age_partitioned_bloom: a count window holds no time");
+}
+
+/// The query and statistics code of an age-partitioned filter, shared by
+/// age_partitioned_bloom and its view (detail/facade.hpp). D provides
+/// params(), words() and state().
+template <class D>
+class apbf_reader : public query_facade<D> {
+ public:
+  static constexpr const char* kind_name = "age_partitioned_bloom";
+
+  /// True if the key with hash `h` may be in the window; false means it was
+  /// not inserted within the guaranteed window (see the header). For a time
+  /// window this answers at the latest time seen; see may_contain_hash_at.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return test(h, 0); }
+  /// The answer at time `now` (time windows): slices that would have
+  /// expired by then are ignored, as if the filter had advanced. A `now`
+  /// before the latest time seen answers at the latest time seen.
+  [[nodiscard]] bool may_contain_hash_at(std::uint64_t h, std::uint64_t now) const noexcept {
+    return test(h, pending_shifts(now));
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain_at(const K& k, std::uint64_t now) const {
+    return may_contain_hash_at(hash_key(k, self().params().hash), now);
+  }
+
+  /// The batch core (detail/facade.hpp): out[i] = may_contain_hash(hash_at(i)).
+  template <class HashAt>
+  void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
+    for (std::size_t i = 0; i < n; ++i) out[i] = may_contain_hash(hash_at(i));
+  }
+
+  [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return self().params().k; }
+  [[nodiscard]] std::uint32_t slices() const noexcept { return self().params().k + self().params().l; }
+  [[nodiscard]] double target_fpr() const noexcept { return self().params().target_fpr; }
+  /// Insert calls in total (duplicates count).
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return self().state().inserted; }
+  [[nodiscard]] std::uint64_t overflowed_generations() const noexcept { return self().state().overflowed_generations; }
+  [[nodiscard]] std::uint64_t size_in_bytes() const noexcept { return self().words().size() * sizeof(std::uint64_t); }
+
+  /// Keys always reported: the last l g + 1 inserts (count windows).
+  [[nodiscard]] std::uint64_t guaranteed_window() const noexcept {
+    return static_cast<std::uint64_t>(self().params().l) * self().params().generation_keys + 1;
+  }
+  /// A key is no longer reported for certain once this many keys followed
+  /// it: (l + 1) g (it still answers "maybe" more often than the FPR for the
+  /// next k - 1 generations; see the header).
+  [[nodiscard]] std::uint64_t expired_after() const noexcept {
+    return static_cast<std::uint64_t>(self().params().l + 1) * self().params().generation_keys;
+  }
+  /// A key answers like a never-inserted one (no bit of it left) once this
+  /// many keys followed it: (k + l) g.
+  [[nodiscard]] std::uint64_t forgotten_after() const noexcept {
+    return static_cast<std::uint64_t>(self().params().k + self().params().l) * self().params().generation_keys;
+  }
+  /// Time windows: a key inserted at t is reported until at least t + l tau
+  /// (if no generation overflowed), expires by t + (l + 1) tau and is
+  /// forgotten by t + (k + l) tau.
+  [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return self().params().l * self().params().generation_time; }
+  [[nodiscard]] std::uint64_t expired_time() const noexcept { return (self().params().l + 1) * self().params().generation_time; }
+  [[nodiscard]] std::uint64_t forgotten_time() const noexcept {
+    return (self().params().k + self().params().l) * self().params().generation_time;
+  }
+
+  /// Set bits in logical slice j (0 = newest). O(m / 64).
+  [[nodiscard]] std::uint64_t slice_popcount(std::uint32_t logical) const noexcept {
+    const std::uint64_t per = detail::apbf_slice_words(self().params().slice_bits);
+    const std::uint64_t* s = self().words().data() + physical(logical) * per;
+    std::uint64_t n = 0;
+    for (std::uint64_t w = 0; w < per; ++w) n += static_cast<std::uint64_t>(std::popcount(s[w]));
+    return n;
+  }
+  /// Fraction of all bits set.
+  [[nodiscard]] double fill_ratio() const noexcept {
+    std::uint64_t n = 0;
+    for (std::uint32_t j = 0; j < slices(); ++j) n += slice_popcount(j);
+    return static_cast<double>(n) / (static_cast<double>(self().params().slice_bits) * slices());
+  }
+  /// The FPR for the bits present now: the run DP over each slice's actual
+  /// fill (slices a time window would already have expired count as empty).
+  [[nodiscard]] double estimated_fpr() const {
+    std::vector<double> fills(slices());
+    for (std::uint32_t j = 0; j < slices(); ++j) {
+      fills[j] = static_cast<double>(slice_popcount(j)) / static_cast<double>(self().params().slice_bits);
+    }
+    return detail::apbf_run_probability(fills, self().params().k);
+  }
+  /// The bound over the whole stream (expected fills at c = g).
+  [[nodiscard]] double design_fpr() const {
+    return detail::apbf_design_fpr(self().params().k, self().params().l, static_cast<double>(self().params().slice_bits),
+                                   static_cast<double>(self().params().generation_keys));
+  }
+  /// Never saturated: the window slides, and the FPR bound holds at every
+  /// moment. Always false, for the common state API.
+  [[nodiscard]] bool saturated() const noexcept { return false; }
+  /// The window asked for (keys; time units for a time window).
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return self().params().window; }
+  /// Keys in the guaranteed window, by count: min(inserted, l g + c) with
+  /// c the current generation's count (duplicates count; the slices cannot
+  /// tell them apart, and a Swamidass-Baldi estimate per slice would add
+  /// noise for little).
+  [[nodiscard]] double estimated_cardinality() const noexcept {
+    const std::uint64_t recent = static_cast<std::uint64_t>(self().params().l) * self().params().generation_keys +
+                                 self().state().generation_count;
+    return static_cast<double>(std::min(self().state().inserted, recent));
+  }
+
+ protected:
+
+  [[nodiscard]] std::uint32_t physical(std::uint32_t logical) const noexcept {
+    const std::uint32_t n = self().params().k + self().params().l;
+    const std::uint32_t p = self().state().newest + logical;
+    return p >= n ? p - n : p;
+  }
+  [[nodiscard]] std::uint64_t bit_of(std::uint64_t h, std::uint32_t phys) const noexcept {
+    return detail::reduce64(h + phys * detail::mix64(h), self().params().slice_bits);
+  }
+  [[nodiscard]] bool has_bit(std::uint64_t h, std::uint32_t logical) const noexcept {
+    const std::uint32_t p = physical(logical);
+    const std::uint64_t bit = bit_of(h, p);
+    const std::uint64_t per = detail::apbf_slice_words(self().params().slice_bits);
+    return (self().words()[p * per + (bit >> 6)] >> (bit & 63)) & 1;
+  }
+  /// Shifts a time window would make by `now` (0 for count windows).
+  [[nodiscard]] std::uint64_t pending_shifts(std::uint64_t now) const noexcept {
+    if (self().params().generation_time == 0 || now <= self().state().now) {
+      return self().params().generation_time == 0 ? 0 : (self().state().now - self().state().generation_start) / self().params().generation_time;
+    }
+    return (now - self().state().generation_start) / self().params().generation_time;
+  }
+  /// Looks for k consecutive hits among the slices that remain after
+  /// `expired` shifts (those push the oldest slices out; the new ones they
+  /// would add are empty and can hold no run). A candidate run starting at s
+  /// is tested from its far end s + k - 1 backwards; a miss at x rules out
+  /// every start up to x, so the next candidate starts at x + 1, and the
+  /// hits already seen between x + 1 and the old far end are not tested
+  /// again (a Boyer-Moore-like skip, as the paper's query does): a negative
+  /// key costs about (k + l) / k probes per miss instead of k + l.
+  [[nodiscard]] bool test(std::uint64_t h, std::uint64_t expired) const noexcept {
+    const std::uint32_t n = self().params().k + self().params().l;
+    if (expired >= n) return false;
+    const auto live = static_cast<std::uint32_t>(n - expired);  // logical 0 .. live - 1
+    const std::uint32_t k = self().params().k;
+    std::uint32_t start = 0;
+    std::uint32_t known = 0;  // [start, known) are known hits
+    while (start + k <= live) {
+      std::uint32_t j = start + k;  // test j - 1 down to known
+      while (j > known && has_bit(h, j - 1)) --j;
+      if (j == known) return true;
+      // Miss at j - 1: the next run starts at j; [j, start + k) are hits.
+      known = start + k;
+      start = j;
+    }
+    return false;
+  }
+
+ private:
+  [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
+};
+
+}  // namespace detail
+
+/// A read-only age-partitioned filter over borrowed words ((k + l) slices of
+/// ceil(m / 64) words, physical slice order) and a saved ring position.
+/// Queries and statistics are detail::apbf_reader's; the words must outlive it.
+class age_partitioned_bloom_view : public detail::apbf_reader<age_partitioned_bloom_view> {
+ public:
+  /// Throws bloomkit::error (invalid_argument or corrupt) when the words or
+  /// the state disagree with the parameters (detail::require_apbf_payload).
+  age_partitioned_bloom_view(const age_partitioned_bloom_params& params, std::span<const std::uint64_t> words,
+                             const age_partitioned_bloom_state& state)
+      : params_(params), words_(words), state_(state) {
+    detail::validate(params_);
+    detail::require_apbf_payload(params_, words_, state_, errc::corrupt);
+  }
+  /// For owning filters: no validation.
+  age_partitioned_bloom_view(detail::trusted_t, const age_partitioned_bloom_params& params,
+                             std::span<const std::uint64_t> words, const age_partitioned_bloom_state& state) noexcept
+      : params_(params), words_(words), state_(state) {}
+
+  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+
+ private:
+  age_partitioned_bloom_params params_;
+  std::span<const std::uint64_t> words_;
+  age_partitioned_bloom_state state_;
+};
+
+/// An owning age-partitioned Bloom filter (see the header comment for the
+/// window guarantee and the FPR bound).
+class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
+                              public detail::insert_facade<age_partitioned_bloom> {
+ public:
+  using view_type = age_partitioned_bloom_view;
+
+  /// A count window: the last `window` keys are always reported, at an FPR
+  /// of at most `target_fpr` at every moment (plan_params). Throws
+  /// errc::invalid_argument for window = 0 or p outside (0, 1).
+  age_partitioned_bloom(std::uint64_t window, double target_fpr, hash_spec hash = {})
+      : age_partitioned_bloom(plan_params(window, target_fpr, hash)) {}
+
+  /// An empty filter with exactly these parameters (validated).
+  explicit age_partitioned_bloom(const age_partitioned_bloom_params& params) : params_(params) {
+    detail::validate(params_);
+    words_.assign(detail::apbf_slice_words(params_.slice_bits) * (params_.k + params_.l), 0);
+  }
+
+  /// A filter from saved words and ring position; validated like a view.
+  age_partitioned_bloom(const age_partitioned_bloom_params& params, std::vector<std::uint64_t> words,
+                        const age_partitioned_bloom_state& state)
+      : params_(params), words_(std::move(words)), state_(state) {
+    detail::validate(params_);
+    detail::require_apbf_payload(params_, words_, state_, errc::invalid_argument);
+  }
+
+  /// The count-window design with the fewest bits: for each k in [1, 20]
+  /// and l in [1, 32], g = max(1, ceil((N - 1) / l)) (so l g + 1 >= N) and
+  /// the smallest m whose design_fpr is at most p; the cheapest (k + l) m
+  /// wins. Throws errc::invalid_argument for N = 0, p outside (0, 1), or
+  /// a design needing more than 2^40 bits per slice.
+  static age_partitioned_bloom_params plan_params(std::uint64_t window, double target_fpr, hash_spec hash = {}) {
+    detail::require(window >= 1, errc::invalid_argument, "age_partitioned_bloom: window must be at least 1");
+    detail::require(target_fpr > 0.0 && target_fpr < 1.0, errc::invalid_argument,
+                    "age_partitioned_bloom: target_fpr must be in (0, 1), got " + std::to_string(target_fpr));
+    age_partitioned_bloom_params best{};
+    double best_bits = std::numeric_limits<double>::infinity();
+    for (std::uint32_t k = 1; k <= 20; ++k) {
+      for (std::uint32_t l = 1; l <= 32; ++l) {
+        const std::uint64_t g = std::max<std::uint64_t>(1, (window - 1 + l - 1) / l);
+        const std::uint64_t m = detail::apbf_slice_bits_for(k, l, g, target_fpr);
+        if (m == 0) continue;
+        const double bits = static_cast<double>(detail::apbf_slice_words(m) * 64) * (k + l);
+        if (bits < best_bits) {
+          best_bits = bits;
+          best = age_partitioned_bloom_params{k, l, m, g, 0, window, target_fpr, hash};
+        }
+      }
+    }
+    detail::require(best.k != 0, errc::invalid_argument, "age_partitioned_bloom: no design fits 2^40 bits per slice");
+    return best;
+  }
+
+  /// A time window: keys inserted within the last `window_time` time units
+  /// are reported (the caller's clock), for up to `max_keys` keys per
+  /// window at a uniform rate; k, l, m as plan_params(max_keys + 1, p)
+  /// chooses, generation_time tau = ceil(window_time / l) and g = ceil(max_keys
+  /// tau / window_time), with m re-planned for that g. Throws errc::invalid_argument for a zero window or max_keys, or p
+  /// outside (0, 1).
+  static age_partitioned_bloom_params plan_time_params(std::uint64_t window_time, std::uint64_t max_keys,
+                                                       double target_fpr, hash_spec hash = {}) {
+    detail::require(window_time >= 1, errc::invalid_argument, "age_partitioned_bloom: window_time must be at least 1");
+    detail::require(max_keys >= 1, errc::invalid_argument, "age_partitioned_bloom: max_keys must be at least 1");
+    // k and l from the count design for the same number of keys; then a
+    // generation spans tau = ceil(T / l) and, at a uniform rate of max_keys
+    // per T, receives ceil(max_keys tau / T) keys: that is g, and m is
+    // re-planned for it (the FPR bound must hold when generations are full).
+    age_partitioned_bloom_params p = plan_params(max_keys + 1, target_fpr, hash);
+    p.generation_time = (window_time + p.l - 1) / p.l;
+    p.window = window_time;
+    const double per_generation = std::ceil(static_cast<double>(max_keys) * static_cast<double>(p.generation_time) /
+                                            static_cast<double>(window_time));
+    p.generation_keys = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(per_generation));
+    p.slice_bits = detail::apbf_slice_bits_for(p.k, p.l, p.generation_keys, target_fpr);
+    detail::require(p.slice_bits != 0, errc::invalid_argument, "age_partitioned_bloom: no design fits 2^40 bits per slice");
+    return p;
+  }
+
+  /// Adds the key with hash `h` to the newest generation (shifting first if
+  /// that generation holds g keys). For a time window the key is added at
+  /// the latest time seen.
+  void insert_hash(std::uint64_t h) noexcept {
+    if (state_.generation_count == params_.generation_keys) {
+      if (params_.generation_time != 0) ++state_.overflowed_generations;
+      shift();
+      state_.generation_start = state_.now;
+    }
+    set_bits(h);
+  }
+
+  /// Time windows: advances the clock to `now` (expiring whole generations)
+  /// and inserts. Throws errc::invalid_argument when now is before the latest
+  /// time seen, or the filter has no generation_time.
+  void insert_hash_at(std::uint64_t h, std::uint64_t now) {
+    advance_to(now);
+    insert_hash(h);
+  }
+  template <key K>
+  void insert_at(const K& k, std::uint64_t now) {
+    insert_hash_at(hash_key(k, params_.hash), now);
+  }
+
+  /// Moves a time window's clock to `now`, clearing the slices of every
+  /// generation that ended (at most k + l of them). Throws
+  /// errc::invalid_argument when now is before the latest time seen, or the
+  /// filter has no generation_time; nothing changes then.
+  void advance_to(std::uint64_t now) {
+    detail::require(params_.generation_time != 0, errc::invalid_argument,
+                    "age_partitioned_bloom: advance_to needs a time window (generation_time > 0)");
+    detail::require(now >= state_.now, errc::invalid_argument,
+                    "age_partitioned_bloom: time went backwards (" + std::to_string(now) + " < " +
+                        std::to_string(state_.now) + ")");
+    const std::uint64_t ended = (now - state_.generation_start) / params_.generation_time;
+    const std::uint64_t n = params_.k + params_.l;
+    for (std::uint64_t s = 0; s < std::min(ended, n); ++s) shift();
+    state_.generation_start += ended * params_.generation_time;
+    state_.now = now;
+  }
+
+  /// Test-and-add (the facade derives insert_if_absent(key) and the bitmap
+  /// batch insert_if_absent_many): returns true and inserts when the key is
+  /// certainly not in the window; returns false, changing nothing, when it
+  /// may be (its life is not restarted: use insert to refresh a key). The
+  /// query's one pass over the slices answers; the insert then sets k bits.
+  bool insert_if_absent_hash(std::uint64_t h) noexcept {
+    if (test(h, 0)) return false;
+    insert_hash(h);
+    return true;
+  }
+
+  /// Every bit zero and the ring back at its start.
+  void clear() noexcept {
+    std::fill(words_.begin(), words_.end(), 0);
+    state_ = {};
+  }
+
+  [[nodiscard]] age_partitioned_bloom_view view() const noexcept {
+    return age_partitioned_bloom_view(detail::trusted, params_, words_, state_);
+  }
+  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
+  [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+
+ private:
+  void set_bits(std::uint64_t h) noexcept {
+    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
+    for (std::uint32_t j = 0; j < params_.k; ++j) {
+      const std::uint32_t p = physical(j);
+      const std::uint64_t bit = bit_of(h, p);
+      words_[p * per + (bit >> 6)] |= std::uint64_t{1} << (bit & 63);
+    }
+    ++state_.generation_count;
+    ++state_.inserted;
+  }
+  /// The oldest slice is cleared and becomes the newest; a new generation begins.
+  void shift() noexcept {
+    const std::uint32_t n = params_.k + params_.l;
+    state_.newest = state_.newest == 0 ? n - 1 : state_.newest - 1;
+    const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
+    std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(state_.newest * per), per, 0);
+    state_.generation_count = 0;
+  }
+
+  age_partitioned_bloom_params params_;
+  std::vector<std::uint64_t> words_;
+  age_partitioned_bloom_state state_{};
+};
+
+/// age_partitioned_bloom's facts (filter.hpp). It never saturates: the
+/// window slides, so the kind counts as one that grows.
+template <>
+struct kind_traits<age_partitioned_bloom> {
+  static constexpr filter_kind kind = filter_kind::age_partitioned_bloom;
+  static constexpr hash_spec default_hash = hash_spec{};
+  static constexpr bool is_static = false;
+  static constexpr bool grows = true;
+  /// Why merge and intersect are refused (tools print it).
+  static constexpr std::string_view no_merge_reason =
+      "age-partitioned (window) filters do not merge: the slices of two streams are at different ages, so an OR "
+      "would keep old keys past their window; insert both streams into one filter instead";
+};
+template <>
+struct kind_traits<age_partitioned_bloom_view> : kind_traits<age_partitioned_bloom> {};
+
+static_assert(incremental_filter<age_partitioned_bloom> && filter<age_partitioned_bloom_view>);
+
+}  // namespace bloomkit

@@ -1,0 +1,143 @@
+// bloomkit/format/age_partitioned_bloom.hpp - the file codec of
+// age_partitioned_bloom (docs/FORMAT.md, "Kind 9: age_partitioned_bloom").
+//
+//   parameters (80 bytes):
+//     k u32 | l u32 | slice_bits u64 | generation_keys u64 | generation_time u64
+//     | newest u32 | reserved u32 (zero) | generation_count u64 | generation_start u64
+//     | now u64 | overflowed_generations u64 | reserved u64 (zero)
+//   payload: k + l slices in physical order, each ceil(slice_bits / 64) words
+//            u64 little-endian, bit i of a slice is bit i % 64 of its word
+//            i / 64; bits past slice_bits zero.
+//   header: capacity = the window asked for (keys; time units when
+//           generation_time > 0), inserted = insert calls in total.
+// The ring's position (newest, generation_count) and the clock are saved, so
+// a loaded filter continues the stream exactly where the saved one stopped.
+#pragma once
+
+#include "bloomkit/age_partitioned_bloom.hpp"
+#include <type_traits>
+
+#include "bloomkit/format/core.hpp"
+
+namespace bloomkit {
+
+template <>
+struct format_codec<age_partitioned_bloom> {
+  using filter_type = age_partitioned_bloom;
+  using view_type = age_partitioned_bloom_view;
+  using source_type = age_partitioned_bloom_view;
+  static constexpr filter_kind kind = filter_kind::age_partitioned_bloom;
+  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
+
+  // ---- writing ----
+  static std::uint32_t params_bytes(const source_type&) noexcept { return 80; }
+  static void write_params(const source_type& f, detail::format::params_writer& out) {
+    const auto& p = f.params();
+    const auto& s = f.state();
+    out.u32(p.k);
+    out.u32(p.l);
+    out.u64(p.slice_bits);
+    out.u64(p.generation_keys);
+    out.u64(p.generation_time);
+    out.u32(s.newest);
+    out.u32(0);
+    out.u64(s.generation_count);
+    out.u64(s.generation_start);
+    out.u64(s.now);
+    out.u64(s.overflowed_generations);
+    out.u64(0);
+  }
+  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.words().size_bytes(); }
+  template <class Sink>
+  static void write_payload(const source_type& f, Sink& sink) {
+    detail::format::write_items(f.words(), sink);
+  }
+
+  // ---- reading ----
+  struct decoded {
+    age_partitioned_bloom_params params;
+    age_partitioned_bloom_state state;
+  };
+  using params_type = decoded;
+
+  /// Decodes the shape and the ring position, every field checked against
+  /// its range, the others and the payload length (errc::corrupt naming the
+  /// field).
+  static decoded read_params(const detail::format::header& h, detail::format::params_reader& in) {
+    using detail::format::check_field;
+    const std::string_view name = in.kind();
+    decoded d;
+    auto& p = d.params;
+    auto& s = d.state;
+    p.k = in.u32("k");
+    p.l = in.u32("l");
+    p.slice_bits = in.u64("slice_bits");
+    p.generation_keys = in.u64("generation_keys");
+    p.generation_time = in.u64("generation_time");
+    s.newest = in.u32("newest");
+    in.zeros(4, "reserved");
+    s.generation_count = in.u64("generation_count");
+    s.generation_start = in.u64("generation_start");
+    s.now = in.u64("now");
+    s.overflowed_generations = in.u64("overflowed_generations");
+    in.zeros(8, "reserved");
+    in.finish();
+    check_field(p.k >= 1 && p.k <= 32, name, "k", "= " + std::to_string(p.k) + " is not in [1, 32]");
+    check_field(p.l >= 1 && p.l <= 64, name, "l", "= " + std::to_string(p.l) + " is not in [1, 64]");
+    check_field(p.slice_bits >= 1 && p.slice_bits <= detail::apbf_max_slice_bits, name, "slice_bits",
+                "= " + std::to_string(p.slice_bits) + " is not in [1, 2^40]");
+    check_field(p.generation_keys >= 1 && p.generation_keys <= (std::uint64_t{1} << 56), name, "generation_keys",
+                "= " + std::to_string(p.generation_keys) + " is not in [1, 2^56]");
+    check_field(p.generation_time <= (std::uint64_t{1} << 56), name, "generation_time",
+                "= " + std::to_string(p.generation_time) + " is above 2^56");
+    check_field(s.newest < p.k + p.l, name, "newest", "= " + std::to_string(s.newest) + " is not below k + l");
+    check_field(s.generation_count <= p.generation_keys, name, "generation_count",
+                "= " + std::to_string(s.generation_count) + " is above generation_keys");
+    check_field(s.generation_start <= s.now, name, "generation_start", "is after 'now'");
+    check_field(p.generation_time != 0 || (s.now == 0 && s.generation_start == 0 && s.overflowed_generations == 0),
+                name, "now", "must be 0 in a count window (generation_time = 0)");
+    check_field(p.generation_time == 0 || s.now - s.generation_start < p.generation_time, name, "generation_start",
+                "is a whole generation or more before 'now'");
+    const std::uint64_t expected = detail::apbf_slice_words(p.slice_bits) * (p.k + p.l) * 8;
+    check_field(h.payload_bytes == expected, name, "payload_bytes",
+                "= " + std::to_string(h.payload_bytes) + ", but the slices need " + std::to_string(expected));
+    p.window = h.capacity;
+    p.target_fpr = h.target_fpr;
+    p.hash = h.hash;
+    s.inserted = h.inserted;
+    return d;
+  }
+  static filter_type load(const decoded& d, const detail::format::header&, std::span<const std::byte> payload) {
+    return checked([&] { return filter_type(d.params, detail::format::read_items<std::uint64_t>(payload), d.state); });
+  }
+  static view_type view(const decoded& d, const detail::format::header&, std::span<const std::byte> payload) {
+    return checked([&] { return view_type(d.params, detail::format::items_in_place<std::uint64_t>(payload), d.state); });
+  }
+  static void describe(const decoded& d, std::vector<file_param>& out) {
+    out.push_back({"k", std::uint64_t{d.params.k}});
+    out.push_back({"l", std::uint64_t{d.params.l}});
+    out.push_back({"slice_bits", d.params.slice_bits});
+    out.push_back({"generation_keys", d.params.generation_keys});
+    out.push_back({"generation_time", d.params.generation_time});
+    out.push_back({"newest", std::uint64_t{d.state.newest}});
+    out.push_back({"generation_count", d.state.generation_count});
+    out.push_back({"now", d.state.now});
+    out.push_back({"overflowed_generations", d.state.overflowed_generations});
+  }
+
+ private:
+  template <class F>
+  static std::invoke_result_t<F> checked(F&& f) {
+    try {
+      return f();
+    } catch (const error& e) {
+      throw error(errc::corrupt, std::string("age_partitioned_bloom: ") + e.what());
+    }
+  }
+};
+
+/// Views are saved with the owning filter's codec.
+template <>
+struct format_codec<age_partitioned_bloom_view> : format_codec<age_partitioned_bloom> {};
+
+}  // namespace bloomkit

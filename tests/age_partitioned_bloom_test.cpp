@@ -1,0 +1,337 @@
+// tests/age_partitioned_bloom_test.cpp - the age-partitioned Bloom filter:
+// the exact window (never forgotten early, forgotten by the stated bound),
+// the FPR bound at every moment of a stream of 10x the window, the DP
+// against brute force, time windows, views and validation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "bloomkit/age_partitioned_bloom.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using bloomkit::age_partitioned_bloom;
+using bloomkit::age_partitioned_bloom_params;
+using bloomkit::test::binomial_tolerance;
+using bloomkit::test::error_code_of;
+using bloomkit::test::random_hashes;
+using bloomkit::test::scaled;
+
+TEST(ApbfMath, RunProbabilityMatchesBruteForce) {
+  // All 2^n hit patterns of n slices, weighted by their probability.
+  const std::vector<double> fills = {0.1, 0.5, 0.9, 0.3, 0.7, 0.6, 0.2, 0.8, 0.4};
+  for (std::uint32_t k = 1; k <= 5; ++k) {
+    double expect = 0.0;
+    const std::size_t n = fills.size();
+    for (std::uint32_t mask = 0; mask < (1u << n); ++mask) {
+      double pr = 1.0;
+      std::uint32_t run = 0, best = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        const bool hit = (mask >> j) & 1;
+        pr *= hit ? fills[j] : 1.0 - fills[j];
+        run = hit ? run + 1 : 0;
+        best = std::max(best, run);
+      }
+      if (best >= k) expect += pr;
+    }
+    EXPECT_NEAR(bloomkit::detail::apbf_run_probability(fills, k), expect, 1e-12) << "k=" << k;
+  }
+}
+
+TEST(ApbfMath, DesignFprIsTheMaximumOverAGeneration) {
+  for (const std::uint32_t k : {2u, 5u, 10u}) {
+    for (const std::uint32_t l : {1u, 4u, 12u}) {
+      const double m = 5000, g = 300;
+      double prev = 0.0;
+      for (double c = 0; c <= g; c += 10) {
+        const double f = bloomkit::detail::apbf_fpr_at(k, l, m, g, c);
+        EXPECT_GE(f, prev) << "the FPR grows within a generation";
+        prev = f;
+      }
+      EXPECT_DOUBLE_EQ(prev, bloomkit::detail::apbf_design_fpr(k, l, m, g));
+    }
+  }
+}
+
+TEST(ApbfPlan, MeetsTheTargetWithTheFewestBitsItTried) {
+  for (const std::uint64_t n : {1ULL, 2ULL, 100ULL, 10'000ULL, 1'000'000ULL}) {
+    for (const double p : {0.1, 0.01, 0.001}) {
+      const auto params = age_partitioned_bloom::plan_params(n, p);
+      const age_partitioned_bloom filter(params);
+      EXPECT_LE(filter.design_fpr(), p);
+      EXPECT_GE(filter.guaranteed_window(), n) << "the last N keys are always reported";
+      if (n > 1) {
+        EXPECT_LT(filter.guaranteed_window(), n + params.l) << "g is the smallest that covers N";
+      }
+      if (params.slice_bits > 1) {
+        EXPECT_GT(bloomkit::detail::apbf_design_fpr(params.k, params.l, static_cast<double>(params.slice_bits - 1),
+                                                    static_cast<double>(params.generation_keys)),
+                  p);
+      }
+      if (n == 1'000'000) {
+        std::printf("N=%llu p=%.3f: k=%u l=%u g=%llu m=%llu, %.2f bits per window key, design FPR %.5f\n",
+                    static_cast<unsigned long long>(n), p, params.k, params.l,
+                    static_cast<unsigned long long>(params.generation_keys),
+                    static_cast<unsigned long long>(params.slice_bits),
+                    static_cast<double>(filter.size_in_bytes()) * 8.0 / static_cast<double>(n), filter.design_fpr());
+      }
+    }
+  }
+}
+
+TEST(ApbfPlan, RejectsBadArguments) {
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(0, 0.01); }), bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(10, 0.0); }), bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(10, 1.0); }), bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(10, std::nan("")); }), bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(age_partitioned_bloom_params{0, 1, 64, 1, 0, 1, 0.01, {}}); }),
+            bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(age_partitioned_bloom_params{1, 0, 64, 1, 0, 1, 0.01, {}}); }),
+            bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(age_partitioned_bloom_params{1, 1, 0, 1, 0, 1, 0.01, {}}); }),
+            bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { age_partitioned_bloom f(age_partitioned_bloom_params{1, 1, 64, 0, 0, 1, 0.01, {}}); }),
+            bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { (void)age_partitioned_bloom::plan_time_params(0, 10, 0.01); }),
+            bloomkit::errc::invalid_argument);
+  EXPECT_EQ(error_code_of([] { (void)age_partitioned_bloom::plan_time_params(10, 0, 0.01); }),
+            bloomkit::errc::invalid_argument);
+}
+
+TEST(Apbf, EmptyOneKeyAndTheSameKeyTwice) {
+  age_partitioned_bloom filter(10, 0.01);
+  EXPECT_FALSE(filter.may_contain(std::string("a")));
+  EXPECT_DOUBLE_EQ(filter.estimated_fpr(), 0.0);
+  EXPECT_TRUE(filter.insert_if_absent(std::string("a")));
+  EXPECT_TRUE(filter.may_contain(std::string("a")));
+  EXPECT_FALSE(filter.insert_if_absent(std::string("a")));
+  EXPECT_EQ(filter.inserted(), 1u);
+  filter.insert(std::string("a"));
+  EXPECT_EQ(filter.inserted(), 2u);
+  EXPECT_FALSE(filter.saturated());
+}
+
+// The exact window, over a stream of 10x the window of distinct keys, for
+// several shapes: after every insert, every key that the ring still holds in
+// k consecutive slices (computed from the insert index alone: it expires at
+// the (l + 1)-th shift after it) answers "maybe", and that always covers the
+// last guaranteed_window() keys. Keys past (k + l) shifts (forgotten) answer
+// at the FPR of never-inserted keys.
+TEST(Apbf, ExactWindowOverAStreamOfTenWindows) {
+  struct shape {
+    std::uint32_t k, l;
+    std::uint64_t g, m;
+  };
+  for (const shape s : {shape{1, 1, 1, 64}, shape{3, 2, 5, 500}, shape{4, 7, 13, 2000}, shape{8, 3, 40, 4000}}) {
+    age_partitioned_bloom filter(age_partitioned_bloom_params{s.k, s.l, s.m, s.g, 0, s.l * s.g + 1, 0.05, {}});
+    const std::uint64_t window = filter.guaranteed_window();
+    const std::uint64_t stream = 10 * filter.forgotten_after() + 7;
+    const auto keys = random_hashes(stream, s.k * 100 + s.l);
+    std::uint64_t forgotten_checked = 0, forgotten_positive = 0, expired_checked = 0, expired_positive = 0;
+    const std::uint64_t horizon = filter.forgotten_after() + 2 * s.g;
+    for (std::uint64_t t = 0; t < stream; ++t) {
+      filter.insert_hash(keys[t]);
+      // Key u (0-based insert index) is the (u % g + 1)-th of generation
+      // u / g; shift q happens at the start of insert q g. It expires at the
+      // (l + 1)-th shift after it and is forgotten at the (k + l)-th.
+      for (std::uint64_t u = t + 1 > horizon ? t + 1 - horizon : 0; u <= t; ++u) {
+        const std::uint64_t expiry = (u / s.g + s.l + 1) * s.g;
+        const std::uint64_t gone = (u / s.g + s.k + s.l) * s.g;
+        if (t - u < window) {
+          ASSERT_LT(t, expiry) << "the model itself covers the guaranteed window";
+        }
+        ASSERT_LE(expiry - u, filter.expired_after());
+        ASSERT_LE(gone - u, filter.forgotten_after());
+        if (t < expiry) {
+          ASSERT_TRUE(filter.may_contain_hash(keys[u])) << "false negative: key " << u << " at " << t;
+        } else if (t >= gone) {
+          ++forgotten_checked;
+          forgotten_positive += filter.may_contain_hash(keys[u]);
+        } else {
+          ++expired_checked;
+          expired_positive += filter.may_contain_hash(keys[u]);
+        }
+      }
+    }
+    // Forgotten keys answer "maybe" only at the FPR of fresh keys. Each key
+    // is checked at up to 2 g + 1 moments, so count the trials as that many
+    // times fewer for the binomial band.
+    ASSERT_GT(forgotten_checked, 0u);
+    const double rate = static_cast<double>(forgotten_positive) / static_cast<double>(forgotten_checked);
+    const double trials = static_cast<double>(forgotten_checked) / static_cast<double>(2 * s.g + 1);
+    EXPECT_LE(rate, filter.design_fpr() + binomial_tolerance(filter.design_fpr(), trials) + 5.0 / trials)
+        << "k=" << s.k << " l=" << s.l;
+    std::printf("k=%u l=%u g=%llu: forgotten keys %.5f (design %.5f), expired-not-forgotten keys %.5f\n", s.k, s.l,
+                static_cast<unsigned long long>(s.g), rate, filter.design_fpr(),
+                expired_checked ? static_cast<double>(expired_positive) / static_cast<double>(expired_checked) : 0.0);
+  }
+}
+
+// The FPR bound at every moment: over a stream of 10x the window, at 40
+// checkpoints per generation cycle, the measured rate on fresh keys stays
+// within a binomial 5 sigma of both the estimated_fpr() of the bits present
+// and (from above) the design bound.
+TEST(Apbf, FprBoundHoldsAtEveryMomentOfAStream) {
+  for (const double p : {0.05, 0.01}) {
+    const std::uint64_t window = scaled(20'000, 4);
+    age_partitioned_bloom filter(window, p);
+    const std::uint64_t stream = 10 * window;
+    const std::uint64_t trials = scaled(20'000, 4);
+    const std::uint64_t g = filter.params().generation_keys;
+    bloomkit::detail::splitmix64 rng(static_cast<std::uint64_t>(p * 1e6));
+    bloomkit::detail::splitmix64 probe(99);
+    double worst = 0.0;
+    std::uint64_t checkpoints = 0;
+    for (std::uint64_t t = 1; t <= stream; ++t) {
+      filter.insert_hash(rng());
+      // Every generation's end (the FPR's maximum, just before the shift)
+      // and its middle.
+      if (t % g != 0 && t % g != g / 2) continue;
+      std::uint64_t positives = 0;
+      for (std::uint64_t i = 0; i < trials; ++i) positives += filter.may_contain_hash(probe());
+      const double measured = static_cast<double>(positives) / static_cast<double>(trials);
+      const double estimated = filter.estimated_fpr();
+      // 5 sigma, plus 5 counts for the discreteness of tiny rates.
+      const double slack = 5.0 / static_cast<double>(trials);
+      ASSERT_NEAR(measured, estimated, binomial_tolerance(estimated, trials) + slack) << "t=" << t;
+      ASSERT_LE(measured, p + binomial_tolerance(p, trials)) << "t=" << t;
+      ASSERT_LE(estimated, p * 1.15) << "bits present stay near the design bound, t=" << t;
+      worst = std::max(worst, measured);
+      ++checkpoints;
+    }
+    std::printf("p=%.3f window=%llu k=%u l=%u: %llu checkpoints, worst measured FPR %.5f, design %.5f\n", p,
+                static_cast<unsigned long long>(window), filter.params().k, filter.params().l,
+                static_cast<unsigned long long>(checkpoints), worst, filter.design_fpr());
+  }
+}
+
+TEST(Apbf, InsertingAgainRestartsAKeysLife) {
+  age_partitioned_bloom filter(age_partitioned_bloom_params{3, 2, 4096, 10, 0, 21, 0.01, {}});
+  const std::uint64_t key = bloomkit::detail::mix64(5);
+  filter.insert_hash(key);
+  bloomkit::detail::splitmix64 rng(6);
+  for (std::uint64_t i = 0; i < 5 * filter.forgotten_after(); ++i) {
+    filter.insert_hash(rng());
+    if (i % 15 == 0) filter.insert_hash(key);
+    ASSERT_TRUE(filter.may_contain_hash(key));
+  }
+  EXPECT_FALSE(filter.insert_if_absent_hash(key));
+}
+
+TEST(Apbf, InsertIfAbsentManyMatchesSingleCalls) {
+  auto hashes = random_hashes(5000, 7);
+  for (int i = 0; i < 2000; ++i) hashes.push_back(hashes[hashes.size() - 100]);
+  age_partitioned_bloom a(1000, 0.01), b(1000, 0.01);
+  const auto bits = a.insert_if_absent_many(hashes);
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    ASSERT_EQ(((bits[i / 64] >> (i % 64)) & 1) != 0, b.insert_if_absent_hash(hashes[i])) << i;
+  }
+  EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin()));
+  EXPECT_EQ(a.state(), b.state());
+}
+
+TEST(ApbfTime, ReportedForTheWindowAndForgottenByTheBound) {
+  // 100 time units, up to 1000 keys per window at a uniform rate.
+  const auto params = age_partitioned_bloom::plan_time_params(100, 1000, 0.01);
+  age_partitioned_bloom filter(params);
+  const std::uint64_t tau = params.generation_time;
+  ASSERT_GE(filter.guaranteed_time(), 100u);
+  // 10 keys per time unit over 2000 units (20 windows); each key is checked
+  // at every later whole time unit until it is certainly forgotten.
+  const auto keys = random_hashes(20'000, 8);
+  std::uint64_t dead = 0, dead_positive = 0, expired = 0;
+  for (std::uint64_t i = 0; i < keys.size(); ++i) {
+    const std::uint64_t now = i / 10;
+    filter.insert_hash_at(keys[i], now);
+    if (i % 10 != 9) continue;
+    for (std::uint64_t j = i + 1 > 10 * (filter.forgotten_time() + 2) ? i + 1 - 10 * (filter.forgotten_time() + 2) : 0;
+         j <= i; ++j) {
+      const std::uint64_t born = j / 10;
+      if (now - born <= filter.guaranteed_time()) {
+        ASSERT_TRUE(filter.may_contain_hash_at(keys[j], now)) << "key born " << born << " at " << now;
+      } else if (now - born >= filter.forgotten_time()) {
+        ++dead;
+        dead_positive += filter.may_contain_hash_at(keys[j], now);
+      } else if (now - born >= filter.expired_time()) {
+        ++expired;
+      }
+    }
+  }
+  EXPECT_EQ(filter.overflowed_generations(), 0u) << "10 keys per unit is within the planned rate";
+  EXPECT_GT(dead, 0u);
+  EXPECT_GT(expired, 0u);
+  // Each key is checked at ~tau moments after it is forgotten: a loose band.
+  EXPECT_LE(static_cast<double>(dead_positive) / static_cast<double>(dead), 0.02);
+  (void)tau;
+}
+
+TEST(ApbfTime, IdleTimeExpiresEverythingAndQueriesSeeTheFuture) {
+  age_partitioned_bloom filter(age_partitioned_bloom::plan_time_params(60, 100, 0.01));
+  filter.insert_at(std::string("x"), 1000);
+  EXPECT_TRUE(filter.may_contain_at(std::string("x"), 1000 + filter.guaranteed_time() - 1));
+  EXPECT_FALSE(filter.may_contain_at(std::string("x"), 1000 + filter.expired_time()))
+      << "a const query at a later time ignores expired slices";
+  EXPECT_TRUE(filter.may_contain(std::string("x"))) << "at the latest time seen it is still there";
+  filter.advance_to(1'000'000);
+  EXPECT_FALSE(filter.may_contain(std::string("x")));
+  EXPECT_DOUBLE_EQ(filter.fill_ratio(), 0.0);
+  EXPECT_EQ(error_code_of([&] { filter.advance_to(5); }), bloomkit::errc::invalid_argument) << "time went backwards";
+  EXPECT_EQ(error_code_of([&] { filter.insert_hash_at(1, 999'999); }), bloomkit::errc::invalid_argument);
+  age_partitioned_bloom counting(100, 0.01);
+  EXPECT_EQ(error_code_of([&] { counting.advance_to(5); }), bloomkit::errc::invalid_argument);
+}
+
+TEST(ApbfTime, ABurstAboveTheRateEndsGenerationsEarlyAndIsCounted) {
+  age_partitioned_bloom filter(age_partitioned_bloom::plan_time_params(100, 50, 0.01));
+  const auto keys = random_hashes(1000, 9);
+  for (const std::uint64_t h : keys) filter.insert_hash_at(h, 10);
+  EXPECT_GT(filter.overflowed_generations(), 0u);
+  EXPECT_LE(filter.estimated_fpr(), 0.01 * 1.3) << "the FPR bound holds through the burst";
+  // The last l g + 1 keys are still reported, as in a count window.
+  for (std::size_t i = keys.size() - filter.guaranteed_window(); i < keys.size(); ++i) {
+    ASSERT_TRUE(filter.may_contain_hash(keys[i]));
+  }
+}
+
+TEST(ApbfView, AnswersAsTheOwnerAndValidates) {
+  age_partitioned_bloom filter(500, 0.01);
+  for (const std::uint64_t h : random_hashes(1234, 10)) filter.insert_hash(h);
+  const std::vector<std::uint64_t> words(filter.words().begin(), filter.words().end());
+  const bloomkit::age_partitioned_bloom_view view(filter.params(), words, filter.state());
+  for (const std::uint64_t h : random_hashes(5000, 11)) ASSERT_EQ(view.may_contain_hash(h), filter.may_contain_hash(h));
+  const age_partitioned_bloom copy(filter.params(), words, filter.state());
+  for (const std::uint64_t h : random_hashes(5000, 12)) ASSERT_EQ(copy.may_contain_hash(h), filter.may_contain_hash(h));
+
+  auto state = filter.state();
+  state.newest = filter.slices();
+  EXPECT_EQ(error_code_of([&] { bloomkit::age_partitioned_bloom_view v(filter.params(), words, state); }),
+            bloomkit::errc::corrupt);
+  state = filter.state();
+  state.generation_count = filter.params().generation_keys + 1;
+  EXPECT_EQ(error_code_of([&] { bloomkit::age_partitioned_bloom_view v(filter.params(), words, state); }),
+            bloomkit::errc::corrupt);
+  state = filter.state();
+  state.now = 5;
+  EXPECT_EQ(error_code_of([&] { bloomkit::age_partitioned_bloom_view v(filter.params(), words, state); }),
+            bloomkit::errc::corrupt)
+      << "a count window holds no time";
+  EXPECT_EQ(error_code_of([&] {
+              bloomkit::age_partitioned_bloom_view v(filter.params(), std::span(words).first(words.size() - 1),
+                                                     filter.state());
+            }),
+            bloomkit::errc::corrupt);
+  if (filter.params().slice_bits % 64 != 0) {
+    auto bad = words;
+    bad[bloomkit::detail::apbf_slice_words(filter.params().slice_bits) - 1] |= std::uint64_t{1} << 63;
+    EXPECT_EQ(error_code_of([&] { bloomkit::age_partitioned_bloom_view v(filter.params(), bad, filter.state()); }),
+              bloomkit::errc::corrupt);
+  }
+}
+
+}  // namespace
