@@ -1,5 +1,5 @@
 // fuzz/cli_keys_fuzz.cpp - the CLI's parsers of untrusted bytes: the key
-// file reader (lines, CRLF, the text/hex/u64 formats) and the JSON string
+// file reader (lines, CRLF, the text/hex/u64/i64 formats) and the JSON string
 // escaper used by `query --json`.
 //
 // Properties checked on every input, besides "no crash, no sanitizer report":
@@ -88,6 +88,19 @@ void check_reader(const std::string& path, std::string_view input, bloomkit::cli
                   check(std::to_string(value) == digits);
                 }
                 break;
+              case key_format::i64: {
+                std::int64_t signed_value = 0;
+                check(parse_i64(line, signed_value));
+                check(hashes[i] == bloomkit::hash_key(signed_value, spec));
+                // Canonical form: optional '-', no leading zeros ("-0" is 0).
+                const bool negative = !line.empty() && line[0] == '-';
+                const std::string_view body = negative ? line.substr(1) : line;
+                const auto first = body.find_first_not_of('0');
+                const std::string digits = first == std::string_view::npos ? "0" : std::string(body.substr(first));
+                const std::string expected = (negative && digits != "0" ? "-" : "") + digits;
+                check(std::to_string(signed_value) == expected);
+                break;
+              }
             }
           }
         },
@@ -133,7 +146,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
   for (const auto format : {bloomkit::cli::key_format::text, bloomkit::cli::key_format::hex,
-                            bloomkit::cli::key_format::u64}) {
+                            bloomkit::cli::key_format::u64, bloomkit::cli::key_format::i64}) {
     // A tiny buffer makes lines straddle reads and the buffer grow; the
     // first input byte picks its size so both paths get fuzzed.
     check_reader(path, input, format, size > 0 ? 16 + (data[0] & 63) : 16);
