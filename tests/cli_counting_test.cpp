@@ -110,7 +110,7 @@ TEST(CliCounting, RemoveRefusesOtherKindsAndBadInput) {
 
   const auto other = run_cli({"remove", "b.bkf", "k1"}, {}, dir);
   EXPECT_EQ(other.rc, 2);
-  EXPECT_NE(other.err.find("only counting filters"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("only counting and cuckoo filters"), std::string::npos) << other.err;
   EXPECT_NE(other.err.find("blocked_bloom"), std::string::npos) << other.err;
   EXPECT_EQ(read_file(dir / "b.bkf"), blocked);
 

@@ -28,7 +28,7 @@ TEST(CliExitCodes, UsageErrorsExitOne) {
       {},                                                   // no command
       {"frobnicate"},                                       // unknown command
       {"build", "keys.txt"},                                // no -o
-      {"build", "keys.txt", "-o", "x.bloom", "--kind", "cuckoo"},
+      {"build", "keys.txt", "-o", "x.bloom", "--kind", "quotient"},
       {"build", "keys.txt", "-o", "x.bloom", "--fpr", "1.5"},
       {"build", "keys.txt", "-o", "x.bloom", "--fpr", "0"},
       {"build", "keys.txt", "-o", "x.bloom", "--fpr", "abc"},

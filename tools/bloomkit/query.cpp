@@ -195,12 +195,18 @@ int run_kmer_query(const query_options& o) {
   return exit_ok;
 }
 
-int run_query(const query_options& o) {
-  if (is_jvm_filter_file(o.file)) return run_jvm_query(o.file, o.keys, o.inputs, o.format, o.count, o.json);
+/// Thrown (before any answer is written) when FILE is not in bloomkit's
+/// format but is a Spark or Guava stream: run_query answers it there.
+struct jvm_stream_file {};
+
+int run_bloomkit_query(const query_options& o) {
   check_kmer_options(o.format, o.kmer);
   if (o.fraction && o.kmer == 0) throw usage_error("--fraction needs --kmer K and --format fasta|fastq");
   if (o.kmer != 0) return run_kmer_query(o);
-  const key_format format = parse_key_format(o.format);
+  // i32 is a key format of Spark's and Guava's filters only (refused below
+  // once FILE turns out to be one of bloomkit's).
+  const bool jvm_only_format = o.format == "i32";
+  const key_format format = jvm_only_format ? key_format::u64 : parse_key_format(o.format);
   if (o.count && o.json) throw usage_error("--count and --json cannot be combined");
   if (!o.keys.empty() && !o.inputs.empty()) throw usage_error("give keys as arguments or with --input, not both");
   int stdin_uses = 0;
@@ -209,7 +215,18 @@ int run_query(const query_options& o) {
 
   const auto start = clock_type::now();
   note_mapped_file(o.file.c_str());  // a SIGBUS from here on names it (signals.hpp)
-  const mapped_filter mapped = open_mapped(o.file);
+  // FILE is opened once, here: only a file that is not in bloomkit's format
+  // is looked at again, as a Spark or Guava stream (docs/RELIABILITY.md: a
+  // file replaced by rename while it is read never matters).
+  const mapped_filter mapped = [&]() -> mapped_filter {
+    try {
+      return open_mapped(o.file);
+    } catch (const error&) {
+      if (is_jvm_filter_file(o.file)) throw jvm_stream_file{};
+      throw;
+    }
+  }();
+  if (jvm_only_format) throw usage_error("--format i32 applies to Spark and Guava filters only");
   answer_writer writer(o, format);
   double lookup_seconds = 0;
   std::uint64_t keys = 0;
@@ -257,6 +274,14 @@ int run_query(const query_options& o) {
                  static_cast<unsigned long long>(keys), total, lookup_seconds, total - lookup_seconds);
   }
   return exit_ok;
+}
+
+int run_query(const query_options& o) {
+  try {
+    return run_bloomkit_query(o);
+  } catch (const jvm_stream_file&) {
+    return run_jvm_query(o.file, o.keys, o.inputs, o.format, o.count, o.json);
+  }
 }
 
 }  // namespace

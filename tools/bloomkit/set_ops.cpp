@@ -17,6 +17,7 @@
 // of an intersection their minimum, as the library defines.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -58,9 +59,17 @@ int run_set_op(set_op op, const set_options& o) {
   const char* verb = op == set_op::merge ? "merge" : "intersect";
   if (o.inputs.size() < 2) throw usage_error(std::string(verb) + " needs at least two filter files");
   refuse_output_over_inputs(o.output, o.inputs);
-  if (is_jvm_filter_file(o.inputs[0])) return run_jvm_set_op(op == set_op::merge, o.inputs, o.output, o.json, o.quiet);
-
-  any_filter result = load(std::filesystem::path(o.inputs[0]));
+  // The first input is read once: only a file that is not in bloomkit's
+  // format is looked at again, as a Spark or Guava stream (a file replaced
+  // by rename while it is read never matters: docs/RELIABILITY.md).
+  std::optional<any_filter> first;
+  try {
+    first.emplace(load(std::filesystem::path(o.inputs[0])));
+  } catch (const error&) {
+    if (is_jvm_filter_file(o.inputs[0])) return run_jvm_set_op(op == set_op::merge, o.inputs, o.output, o.json, o.quiet);
+    throw;
+  }
+  any_filter result = std::move(*first);
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
     const any_filter other = load(std::filesystem::path(o.inputs[i]));
     const std::string prefix =
