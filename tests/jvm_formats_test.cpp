@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/file_format.hpp"
 #include "bloomkit/format/jvm_streams.hpp"
 #include "bloomkit/guava_bloom.hpp"
+#include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/murmur3.hpp"
 #include "bloomkit/spark_bloom.hpp"
 #include "test_support.hpp"
@@ -220,6 +222,17 @@ TEST(JvmCases, AnswersRebuildsAndStreams) {
     const bloomkit::jvm_filter read = bloomkit::read_jvm_filter(library_bytes);
     ASSERT_EQ(read.index(), c.meta.at("library") == "spark" ? 0u : 1u);
     EXPECT_TRUE(bloomkit::write_jvm_filter(read) == library_bytes) << "read + write is not the identity";
+    // 1b. The same stream viewed where it lies (no copy; here one byte off
+    //     any alignment) and through the any-format loader.
+    std::vector<std::byte> shifted(library_bytes.size() + 1);
+    std::copy(library_bytes.begin(), library_bytes.end(), shifted.begin() + 1);
+    const std::span<const std::byte> unaligned(shifted.data() + 1, library_bytes.size());
+    const bloomkit::jvm_filter_view viewed = bloomkit::view_jvm_filter(unaligned);
+    ASSERT_EQ(viewed.index(), read.index());
+    std::visit([&](const auto& v) { EXPECT_EQ(v.bytes().data(), unaligned.data() + (read.index() == 0 ? (c.meta.at("version") == "1" ? 12 : 16) : 6)); },
+               viewed);
+    const bloomkit::any_format_filter any = bloomkit::load(library_bytes, bloomkit::any_format);
+    EXPECT_EQ(any.index(), std::variant_size_v<bloomkit::any_filter> + read.index());
 
     // 2. Rebuild from the keys with bloomkit's own sizing: the same bytes.
     bloomkit::jvm_filter built = rebuild(c);
@@ -242,7 +255,9 @@ TEST(JvmCases, AnswersRebuildsAndStreams) {
           std::visit([&](const auto& f) { return with_key(type, key, [&](const auto& k) { return f.may_contain(k); }); }, read);
       const bool from_built = std::visit(
           [&](const auto& f) { return with_key(type, key, [&](const auto& k) { return f.may_contain(k); }); }, built);
-      mismatches += (from_read != expected) + (from_built != expected);
+      const bool from_view = std::visit(
+          [&](const auto& f) { return with_key(type, key, [&](const auto& k) { return f.may_contain(k); }); }, viewed);
+      mismatches += (from_read != expected) + (from_built != expected) + (from_view != expected);
       ++lines;
       answers += from_built ? "1 " : "0 ";
       answers += key;
@@ -316,8 +331,9 @@ TEST(SparkBloom, Version2UsesBitsPast2To31) {
   const std::uint64_t words = ((std::uint64_t{1} << 31) + (std::uint64_t{1} << 28)) / 64;
   const auto high = [](const bloomkit::spark_bloom& f) {
     std::uint64_t count = 0;
-    const auto w = f.words();
-    for (std::size_t i = (std::size_t{1} << 31) / 64; i < w.size(); ++i) count += static_cast<std::uint64_t>(std::popcount(w[i]));
+    for (std::size_t i = (std::size_t{1} << 31) / 64; i < f.word_count(); ++i) {
+      count += static_cast<std::uint64_t>(std::popcount(f.word(i)));
+    }
     return count;
   };
   for (const auto version : {bloomkit::spark_bloom_version::v1, bloomkit::spark_bloom_version::v2}) {
@@ -433,6 +449,125 @@ TEST(JvmStreams, LoadFromAFileNamesThePath) {
     EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos);
   }
   fs::remove(path);
+}
+
+// ---- one bit array, owned or viewed; the any-format loader ----------------------------------
+
+TEST(JvmBitArray, WordsStayBigEndianAsInTheStream) {
+  // Word 0 = 1 (bit 0), word 1 = 2^63 (bit 127): the stream writes each word
+  // most significant byte first, and the filter keeps exactly those bytes.
+  const std::uint64_t words[] = {1, std::uint64_t{1} << 63};
+  const bloomkit::spark_bloom f(bloomkit::spark_bloom_params{bloomkit::spark_bloom_version::v1, 3, 2, 0}, words);
+  ASSERT_EQ(f.bytes().size(), 16u);
+  EXPECT_EQ(f.bytes()[7], std::byte{1});
+  EXPECT_EQ(f.bytes()[8], std::byte{0x80});
+  EXPECT_EQ(std::count(f.bytes().begin(), f.bytes().end(), std::byte{0}), 14);
+  EXPECT_EQ(f.word(0), 1u);
+  EXPECT_EQ(f.word(1), std::uint64_t{1} << 63);
+  EXPECT_EQ(f.popcount(), 2u);
+  const auto stream = bloomkit::write_spark_stream(f);
+  EXPECT_TRUE(std::equal(f.bytes().begin(), f.bytes().end(), stream.begin() + 12));
+  // The owner, its view and a view of its stream are one filter.
+  EXPECT_TRUE(f.view() == f);
+  EXPECT_TRUE(bloomkit::view_spark_stream(stream) == f);
+  EXPECT_EQ(bloomkit::view_spark_stream(stream).bytes().data(), stream.data() + 12);  // in place
+  EXPECT_EQ(error_code_of([&] { (void)bloomkit::spark_bloom_view(f.params(), f.bytes().first(8)); }), errc::invalid_argument);
+}
+
+TEST(JvmBitArray, OwnersMergeViewsAndCopyThem) {
+  auto a = bloomkit::guava_bloom::create(500, 0.01);
+  auto b = bloomkit::guava_bloom::create(500, 0.01);
+  for (std::int64_t i = 0; i < 200; ++i) a.insert(i);
+  for (std::int64_t i = 200; i < 400; ++i) b.insert(i);
+  const auto b_stream = bloomkit::write_guava_stream(b);
+  const bloomkit::guava_bloom_view b_view = bloomkit::view_guava_stream(b_stream);
+  auto merged = a;
+  merged.merge(b_view);
+  for (std::int64_t i = 0; i < 400; ++i) ASSERT_TRUE(merged.may_contain(i)) << i;
+  auto by_owner = a;
+  by_owner.merge(b);
+  EXPECT_TRUE(by_owner == merged);
+  EXPECT_EQ(merged.popcount(), [&] {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < merged.word_count(); ++i) n += static_cast<std::uint64_t>(std::popcount(a.word(i) | b.word(i)));
+    return n;
+  }());
+  const bloomkit::guava_bloom copy(b_view);
+  EXPECT_TRUE(copy == b);
+  EXPECT_NE(copy.bytes().data(), b_view.bytes().data());
+  auto other_k = bloomkit::guava_bloom::create(500, 0.001);
+  EXPECT_EQ(error_code_of([&] { other_k.merge(b_view); }), errc::mismatch);
+  // intersect with a view: AND of the words.
+  auto both = merged;
+  both.intersect(b_view);
+  EXPECT_TRUE(both == b);
+}
+
+TEST(JvmAnyFormat, LoadAndMapEveryFormatOnce) {
+  const fs::path dir = fs::temp_directory_path() / "bloomkit_jvm_any_format_test";
+  fs::create_directories(dir);
+  auto spark = bloomkit::spark_bloom::create(1000, 0.01);
+  auto guava = bloomkit::guava_bloom::create(1000, 0.01);
+  bloomkit::split_block_bloom ours(1000, 0.01);
+  for (std::int64_t i = 0; i < 300; ++i) {
+    spark.insert(i);
+    guava.insert(i);
+    ours.insert(static_cast<std::uint64_t>(i));
+  }
+  bloomkit::save_jvm_filter(spark, dir / "spark.bin");
+  bloomkit::save_jvm_filter(guava, dir / "guava.bin");
+  bloomkit::save(ours, dir / "ours.bkf");
+  write_file(dir / "other.bin", "PAR1 not a filter");
+
+  // load(path, any_format): each format's own kind, equal to what was saved.
+  const auto s = bloomkit::load(dir / "spark.bin", bloomkit::any_format);
+  const auto g = bloomkit::load(dir / "guava.bin", bloomkit::any_format);
+  const auto o = bloomkit::load(dir / "ours.bkf", bloomkit::any_format);
+  ASSERT_TRUE(std::holds_alternative<bloomkit::spark_bloom>(s));
+  ASSERT_TRUE(std::holds_alternative<bloomkit::guava_bloom>(g));
+  ASSERT_TRUE(std::holds_alternative<bloomkit::split_block_bloom>(o));
+  EXPECT_TRUE(std::get<bloomkit::spark_bloom>(s) == spark);
+  EXPECT_TRUE(std::get<bloomkit::guava_bloom>(g) == guava);
+  EXPECT_TRUE(std::get<bloomkit::split_block_bloom>(o).may_contain(std::uint64_t{5}));
+
+  // open_mapped(path, any_format): views into the mapping, answering as the owners.
+  const auto ms = bloomkit::open_mapped(dir / "spark.bin", bloomkit::any_format);
+  const auto mg = bloomkit::open_mapped(dir / "guava.bin", bloomkit::any_format);
+  const auto mo = bloomkit::open_mapped(dir / "ours.bkf", bloomkit::any_format);
+  const auto& vs = std::get<bloomkit::spark_bloom_view>(ms.filter);
+  const auto& vg = std::get<bloomkit::guava_bloom_view>(mg.filter);
+  ASSERT_TRUE(std::holds_alternative<bloomkit::split_block_bloom_view>(mo.filter));
+  EXPECT_EQ(vs.bytes().data(), ms.file.bytes().data() + 16);  // zero copy: the file's own bytes
+  EXPECT_EQ(vg.bytes().data(), mg.file.bytes().data() + 6);
+  for (std::int64_t i = -500; i < 1500; ++i) {
+    ASSERT_EQ(vs.may_contain(i), spark.may_contain(i)) << i;
+    ASSERT_EQ(vg.may_contain(i), guava.may_contain(i)) << i;
+  }
+
+  // Typed loading of one JVM kind, and the wrong kind refused.
+  EXPECT_TRUE(bloomkit::load_as<bloomkit::spark_bloom>(dir / "spark.bin") == spark);
+  EXPECT_TRUE(bloomkit::view_as<bloomkit::guava_bloom>(mg.file.bytes()) == guava);
+  EXPECT_EQ(error_code_of([&] { (void)bloomkit::load_as<bloomkit::spark_bloom>(dir / "guava.bin"); }), errc::mismatch);
+  EXPECT_EQ(error_code_of([&] { (void)bloomkit::load_as<bloomkit::guava_bloom>(dir / "ours.bkf"); }), errc::mismatch);
+  EXPECT_EQ(error_code_of([&] { (void)bloomkit::view_as<bloomkit::spark_bloom>(mo.file.bytes()); }), errc::mismatch);
+  // bloomkit's own load() still refuses JVM streams (it returns any_filter only).
+  EXPECT_EQ(error_code_of([&] { (void)bloomkit::load(dir / "spark.bin"); }), errc::corrupt);
+
+  // Neither format: one clear error naming the path; a broken JVM stream
+  // keeps its own reader's error.
+  try {
+    (void)bloomkit::load(dir / "other.bin", bloomkit::any_format);
+    ADD_FAILURE() << "other.bin loaded";
+  } catch (const bloomkit::error& e) {
+    EXPECT_EQ(e.code(), errc::corrupt);
+    EXPECT_NE(std::string(e.what()).find("nor a Spark or Guava"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("other.bin"), std::string::npos) << e.what();
+  }
+  const auto stream = bloomkit::write_guava_stream(guava);
+  write_file(dir / "short.bin", std::string(reinterpret_cast<const char*>(stream.data()), stream.size() - 1));
+  EXPECT_EQ(error_code_of([&] { (void)bloomkit::open_mapped(dir / "short.bin", bloomkit::any_format); }), errc::truncated);
+  EXPECT_EQ(error_code_of([&] { (void)bloomkit::load(std::span<const std::byte>(), bloomkit::any_format); }), errc::truncated);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 //   bloomkit::mapped_file file("keys.bkf");             // read-only mmap
 //   auto v     = bloomkit::view(file.bytes());          // queries in place, no copy
 //   auto info  = bloomkit::inspect(file.bytes());       // header facts, checksum_ok
+//   auto f = bloomkit::load("x.bin", bloomkit::any_format);    // bloomkit's kinds or Spark's/Guava's
+//   auto m = bloomkit::open_mapped("x.bin", bloomkit::any_format);  // the same, zero-copy
+//   auto s = bloomkit::load_as<bloomkit::spark_bloom>("spark.bin"); // one JVM kind, typed
 //
 // A file is: a 72-byte fixed header (magic, version, kind, hash_spec, lengths,
 // counters, payload checksum), the kind's parameters, zero padding, an XXH3-64
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "bloomkit/file_io.hpp"
+#include "bloomkit/format/jvm_streams.hpp"
 #include "bloomkit/format/registry.hpp"
 
 namespace bloomkit {
@@ -259,6 +263,158 @@ inline file_info inspect(const std::filesystem::path& path) {
   return detail::format::naming_path(path, [&]() -> file_info {
     return with_file_bytes(path, [&](std::span<const std::byte> bytes) { return inspect(bytes); });
   });
+}
+
+// ---- every format bloomkit reads: its own and the JVM's ----------------------------
+//
+// Spark's and Guava's filters are not kinds of bloomkit's file format: their
+// streams are their own (format/jvm_streams.hpp), they hash keys their
+// library's way (no hash_spec, no 64-bit hash core: Guava derives its probes
+// from a 128-bit murmur3), so they stay outside any_filter and the `filter`
+// concept that every visitor of any_filter relies on. Passing `any_format`
+// asks load / view / open_mapped for all of them at once: a file is told
+// apart by its first bytes (bloomkit's magic starts 0x89; Spark's stream
+// 00 00, Guava's 00 or 01 then k >= 1) and read with that format's checks.
+// load_as / view_as take spark_bloom or guava_bloom for one JVM kind.
+
+/// The tag that asks load, view and open_mapped for every format bloomkit
+/// reads (as std::in_place asks a constructor for in-place construction).
+struct any_format_t {
+  explicit any_format_t() = default;
+};
+inline constexpr any_format_t any_format{};
+
+namespace detail::format {
+template <class A, class B>
+struct variant_cat;
+template <class... A, class... B>
+struct variant_cat<std::variant<A...>, std::variant<B...>> {
+  using type = std::variant<A..., B...>;
+};
+
+/// The variant `To` holding what `from` holds (To has every alternative of From).
+template <class To, class From>
+To widen(From&& from) {
+  return std::visit([](auto&& x) { return To(std::in_place_type<std::decay_t<decltype(x)>>, std::forward<decltype(x)>(x)); },
+                    std::forward<From>(from));
+}
+}  // namespace detail::format
+
+/// Any filter bloomkit reads: any_filter's kinds, in order, then
+/// spark_bloom and guava_bloom.
+using any_format_filter = detail::format::variant_cat<any_filter, jvm_filter>::type;
+/// Any zero-copy view bloomkit gives: any_filter_view's, then spark_bloom_view
+/// and guava_bloom_view.
+using any_format_view = detail::format::variant_cat<any_filter_view, jvm_filter_view>::type;
+
+/// True for the types only any_format reaches (Spark's and Guava's filters and views).
+template <class F>
+inline constexpr bool is_jvm_kind = std::is_same_v<F, spark_bloom> || std::is_same_v<F, guava_bloom> ||
+                                    std::is_same_v<F, spark_bloom_view> || std::is_same_v<F, guava_bloom_view>;
+
+/// The filter in `bytes`, whichever format holds it, copied out of them:
+/// a bloomkit file (load(bytes)'s checks and errors), a Spark or Guava
+/// stream (read_jvm_filter's). Bytes that are none of them: errc::corrupt.
+inline any_format_filter load(std::span<const std::byte> bytes, any_format_t) {
+  if (detect_jvm_stream(bytes)) return detail::format::widen<any_format_filter>(read_jvm_filter(bytes));
+  if (!bytes.empty() && bytes[0] != detail::format::magic[0]) {
+    throw error(errc::corrupt, "bloomkit: bad magic: not a bloomkit filter file, nor a Spark or Guava BloomFilter stream "
+                               "(its first bytes match none of them)");
+  }
+  return detail::format::widen<any_format_filter>(load(bytes));
+}
+
+/// load(bytes, any_format) of the file at `path`, read by read() calls as
+/// load(path) reads it (never mapped); errors name the path.
+inline any_format_filter load(const std::filesystem::path& path, any_format_t) {
+  return detail::format::naming_path(path, [&]() -> any_format_filter {
+    return with_file_bytes(path, [&](std::span<const std::byte> bytes) { return load(bytes, any_format); });
+  });
+}
+
+/// A zero-copy view of the filter in `bytes`, whichever format holds it:
+/// view(bytes, check) for a bloomkit file (its alignment rule and errors), a
+/// Spark or Guava stream viewed in place (any alignment; its words are
+/// queried where they lie, and `check` has nothing to verify: the streams
+/// carry no checksum). Bytes that are none of them: errc::corrupt.
+inline any_format_view view(std::span<const std::byte> bytes, any_format_t,
+                            payload_check check = payload_check::verify) {
+  if (detect_jvm_stream(bytes)) return detail::format::widen<any_format_view>(view_jvm_filter(bytes));
+  if (!bytes.empty() && bytes[0] != detail::format::magic[0]) {
+    throw error(errc::corrupt, "bloomkit: bad magic: not a bloomkit filter file, nor a Spark or Guava BloomFilter stream "
+                               "(its first bytes match none of them)");
+  }
+  return detail::format::widen<any_format_view>(view(bytes, check));
+}
+
+/// A mapped file and the view of the filter in it, of any format.
+struct mapped_any_format_filter {
+  mapped_file file;
+  any_format_view filter;
+};
+
+/// Maps `path` once and views the filter in it, whichever format holds it
+/// (see view(bytes, any_format)). Errors name the path.
+inline mapped_any_format_filter open_mapped(const std::filesystem::path& path, any_format_t,
+                                            payload_check check = payload_check::verify) {
+  return detail::format::naming_path(path, [&]() -> mapped_any_format_filter {
+    mapped_file file(path);
+    auto filter = view(file.bytes(), any_format, check);
+    return mapped_any_format_filter{std::move(file), std::move(filter)};
+  });
+}
+
+namespace detail::format {
+/// errc::mismatch unless `bytes` start as a stream of Filter's library.
+template <class Filter>
+void require_jvm_kind(std::span<const std::byte> bytes) {
+  constexpr bool spark = std::is_same_v<Filter, spark_bloom> || std::is_same_v<Filter, spark_bloom_view>;
+  const auto kind = detect_jvm_stream(bytes);
+  if (kind != (spark ? jvm_stream_kind::spark : jvm_stream_kind::guava)) {
+    throw error(errc::mismatch, std::string("bloomkit: the bytes are ") +
+                                    (kind ? (spark ? "a Guava stream" : "a Spark stream")
+                                          : "not a Spark or Guava stream") +
+                                    ", not a " + (spark ? "Spark" : "Guava") + " BloomFilter stream");
+  }
+}
+}  // namespace detail::format
+
+/// The Spark or Guava filter `Filter` stored in `bytes` (a stream of that
+/// library), copied. errc::mismatch when the bytes are the other JVM
+/// library's stream or a bloomkit file; otherwise read_spark_stream's /
+/// read_guava_stream's errors.
+template <class Filter>
+  requires(std::is_same_v<Filter, spark_bloom> || std::is_same_v<Filter, guava_bloom>)
+Filter load_as(std::span<const std::byte> bytes) {
+  detail::format::require_jvm_kind<Filter>(bytes);
+  if constexpr (std::is_same_v<Filter, spark_bloom>) {
+    return read_spark_stream(bytes);
+  } else {
+    return read_guava_stream(bytes);
+  }
+}
+
+/// load_as<spark_bloom or guava_bloom>() of the file at `path` (read, not
+/// mapped); errors name the path.
+template <class Filter>
+  requires(std::is_same_v<Filter, spark_bloom> || std::is_same_v<Filter, guava_bloom>)
+Filter load_as(const std::filesystem::path& path) {
+  return detail::format::naming_path(path, [&]() -> Filter {
+    return with_file_bytes(path, [&](std::span<const std::byte> bytes) { return load_as<Filter>(bytes); });
+  });
+}
+
+/// A zero-copy view (Filter's view_type) of the Spark or Guava stream in
+/// `bytes`, with load_as's checks.
+template <class Filter>
+  requires(std::is_same_v<Filter, spark_bloom> || std::is_same_v<Filter, guava_bloom>)
+typename Filter::view_type view_as(std::span<const std::byte> bytes) {
+  detail::format::require_jvm_kind<Filter>(bytes);
+  if constexpr (std::is_same_v<Filter, spark_bloom>) {
+    return view_spark_stream(bytes);
+  } else {
+    return view_guava_stream(bytes);
+  }
 }
 
 }  // namespace bloomkit

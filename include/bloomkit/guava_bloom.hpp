@@ -3,8 +3,10 @@
 //
 // JVM services build these with BloomFilter.create(funnel, n, fpp) and ship
 // them with writeTo. This type answers every probe exactly as Guava's
-// mightContain does and holds the same bits; format/guava_stream.hpp reads and
-// writes Guava's stream.
+// mightContain does and holds the same bits; format/jvm_streams.hpp reads and
+// writes Guava's stream. guava_bloom owns its words; guava_bloom_view queries
+// a stream's words in place, with the same code (detail/java_bit_array.hpp
+// holds what both share with Spark's filter).
 //
 // Layout (Guava 33.8.0's BloomFilterStrategies; checked against that jar in
 // tests/jvm_formats_test.cpp and the `interop` test step):
@@ -33,6 +35,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/detail/java_bit_array.hpp"
@@ -72,10 +75,120 @@ inline void validate(const guava_bloom_params& p) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// validate(params), then `bytes` must be the parameters' 8 * words (see
+/// the Spark twin in spark_bloom.hpp).
+inline const guava_bloom_params& checked(const guava_bloom_params& params, std::uint64_t bytes) {
+  validate(params);
+  require(bytes == 8 * params.words, errc::invalid_argument,
+          "guava_bloom: " + std::to_string(bytes / 8) + " words given, the parameters say " + std::to_string(params.words));
+  return params;
+}
+
+/// The hashing, queries and state of a Guava filter, shared by guava_bloom
+/// (owning) and guava_bloom_view (a stream's words in place).
+template <bool Owning>
+class basic_guava_bloom : public jvm_bloom_base<guava_bloom_params, Owning> {
+  using base = jvm_bloom_base<guava_bloom_params, Owning>;
+
+ public:
+  // ---- hashing -------------------------------------------------------------------
+  /// murmur3_128 (seed 0) of the funnel's bytes.
+  [[nodiscard]] static murmur3_128_result hash_bytes(const void* data, std::size_t size) noexcept {
+    return murmur3_x64_128(data, size, 0);
+  }
+  /// The hash of a key's canonical bytes (see the header comment for which funnel that is).
+  template <key K>
+  [[nodiscard]] static murmur3_128_result hash(const K& k) noexcept {
+    return with_key_bytes(k, [](const void* data, std::size_t size) { return hash_bytes(data, size); });
+  }
+
+  // ---- queries ---------------------------------------------------------------------
+  /// Guava's mightContain for a key with this hash.
+  [[nodiscard]] bool may_contain_hash(murmur3_128_result h) const noexcept {
+    return for_each_bit(h, [&](std::uint64_t bit) { return this->bits_.get(bit); });
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const noexcept {
+    return may_contain_hash(hash(k));
+  }
+  /// A key given as its funnel bytes.
+  [[nodiscard]] bool may_contain_bytes(std::span<const std::byte> bytes) const noexcept {
+    return may_contain_hash(hash_bytes(bytes.data(), bytes.size()));
+  }
+
+  [[nodiscard]] guava_strategy strategy() const noexcept { return this->params_.strategy; }
+
+ protected:
+  template <class... Args>
+  explicit basic_guava_bloom(const guava_bloom_params& params, Args&&... args)
+      : base(params, std::forward<Args>(args)...) {}
+
+  /// Calls visit(bit) for the key's k bits in Guava's order, stopping at the
+  /// first false; returns whether none returned false.
+  template <class Visit>
+  bool for_each_bit(murmur3_128_result h, Visit&& visit) const noexcept {
+    const std::uint64_t m = this->bits_.bit_count();
+    const std::uint32_t k = this->params_.k;
+    if (this->params_.strategy == guava_strategy::murmur128_mitz_64) {
+      std::uint64_t c = h.h1;
+      for (std::uint32_t i = 0; i < k; ++i) {
+        if (!visit((c & 0x7fffffffffffffffULL) % m)) return false;
+        c += h.h2;
+      }
+      return true;
+    }
+    const auto a = static_cast<std::uint32_t>(h.h1);
+    const auto b = static_cast<std::uint32_t>(h.h1 >> 32);
+    for (std::uint32_t i = 1; i <= k; ++i) {
+      auto c = static_cast<std::int32_t>(a + i * b);
+      if (c < 0) c = ~c;
+      if (!visit(static_cast<std::uint64_t>(c) % m)) return false;
+    }
+    return true;
+  }
+
+  /// errc::mismatch naming the field when the strategy, bits or k differ
+  /// (Guava's isCompatible).
+  template <bool O>
+  void require_same_shape(const basic_guava_bloom<O>& other, const char* operation) const {
+    const guava_bloom_params& a = this->params_;
+    const guava_bloom_params& b = other.params();
+    const std::string prefix = std::string("guava_bloom ") + operation + ": ";
+    require(a.strategy == b.strategy, errc::mismatch, prefix + "strategies differ");
+    require(a.words == b.words, errc::mismatch,
+            prefix + "bit sizes differ (" + std::to_string(64 * a.words) + " vs " + std::to_string(64 * b.words) + ")");
+    require(a.k == b.k, errc::mismatch, prefix + "numbers of hash functions differ");
+  }
+};
+
+/// Equal parameters and bits (owners and views alike).
+template <bool A, bool B>
+bool operator==(const basic_guava_bloom<A>& a, const basic_guava_bloom<B>& b) noexcept {
+  return a.same_filter(b);
+}
+
+}  // namespace detail
+
+/// A read-only Guava filter over borrowed big-endian words (a stream's, in
+/// place: view_guava_stream, a mapped file; or a guava_bloom's view()). The
+/// bytes must outlive the view and stay unchanged; any alignment works.
+class guava_bloom_view : public detail::basic_guava_bloom<false> {
+ public:
+  /// Views `be_words` (exactly 8 * params.words bytes, big-endian as Guava's
+  /// writeTo writes them). errc::invalid_argument / unsupported when the
+  /// parameters are invalid or the size differs.
+  guava_bloom_view(const guava_bloom_params& params, std::span<const std::byte> be_words)
+      : basic_guava_bloom(detail::checked(params, be_words.size()), be_words) {}
+};
+
 /// Guava's Bloom filter, owning its words. Queries are const and
 /// thread-safe; inserts are not (Guava's are lock-free; use one writer here).
-class guava_bloom {
+class guava_bloom : public detail::basic_guava_bloom<true> {
  public:
+  using view_type = guava_bloom_view;
+
   /// Guava's BloomFilter.create(funnel, expectedInsertions, fpp): n = 0 counts
   /// as 1, m = (long)(-n ln p / ln^2 2) rounded up to whole words,
   /// k = max(1, round(-ln p / ln 2)), MURMUR128_MITZ_64. Throws
@@ -96,29 +209,23 @@ class guava_bloom {
                                           b / 64 + (b % 64 != 0)});
   }
 
-  /// An empty filter with exactly these parameters (validated; allocates 8 * words bytes).
-  explicit guava_bloom(const guava_bloom_params& params) : params_((detail::validate(params), params)), bits_(params.words) {}
+  /// An empty filter with exactly these parameters (validated first; then
+  /// allocates 8 * words bytes, errc::out_of_memory naming them).
+  explicit guava_bloom(const guava_bloom_params& params)
+      : basic_guava_bloom(detail::checked(params, 8 * params.words), params.words) {}
 
-  /// A filter over these words (words.size() must equal params.words).
-  guava_bloom(const guava_bloom_params& params, std::vector<std::uint64_t> words)
-      : params_((detail::validate(params), params)), bits_(std::move(words)) {
-    detail::require(bits_.word_count() == params.words, errc::invalid_argument,
-                    "guava_bloom: " + std::to_string(bits_.word_count()) + " words given, the parameters say " +
-                        std::to_string(params.words));
-  }
+  /// A filter over these native words (words.size() must equal params.words).
+  guava_bloom(const guava_bloom_params& params, std::span<const std::uint64_t> words)
+      : basic_guava_bloom(detail::checked(params, 8 * static_cast<std::uint64_t>(words.size())), words) {}
 
-  // ---- hashing -------------------------------------------------------------------
-  /// murmur3_128 (seed 0) of the funnel's bytes.
-  [[nodiscard]] static murmur3_128_result hash_bytes(const void* data, std::size_t size) noexcept {
-    return murmur3_x64_128(data, size, 0);
-  }
-  /// The hash of a key's canonical bytes (see the header comment for which funnel that is).
-  template <key K>
-  [[nodiscard]] static murmur3_128_result hash(const K& k) noexcept {
-    return detail::with_key_bytes(k, [](const void* data, std::size_t size) { return hash_bytes(data, size); });
-  }
+  /// A filter over a copy of big-endian words as Guava's stream holds them.
+  guava_bloom(const guava_bloom_params& params, std::span<const std::byte> be_words)
+      : basic_guava_bloom(detail::checked(params, be_words.size()), be_words) {}
 
-  // ---- insert and query -------------------------------------------------------------
+  /// An owning copy of a view.
+  explicit guava_bloom(const guava_bloom_view& view) : guava_bloom(view.params(), view.bytes()) {}
+
+  // ---- insert -------------------------------------------------------------------------
   /// Sets the key's k bits; true if any changed (Guava's put result).
   bool insert_hash(murmur3_128_result h) noexcept {
     bool changed = false;
@@ -128,98 +235,32 @@ class guava_bloom {
     });
     return changed;
   }
-  /// Guava's mightContain for a key with this hash.
-  [[nodiscard]] bool may_contain_hash(murmur3_128_result h) const noexcept {
-    return for_each_bit(h, [&](std::uint64_t bit) { return bits_.get(bit); });
-  }
   template <key K>
   bool insert(const K& k) noexcept {
     return insert_hash(hash(k));
   }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const noexcept {
-    return may_contain_hash(hash(k));
-  }
   /// A key given as its funnel bytes.
   bool insert_bytes(std::span<const std::byte> bytes) noexcept { return insert_hash(hash_bytes(bytes.data(), bytes.size())); }
-  [[nodiscard]] bool may_contain_bytes(std::span<const std::byte> bytes) const noexcept {
-    return may_contain_hash(hash_bytes(bytes.data(), bytes.size()));
-  }
 
   // ---- set algebra -------------------------------------------------------------------
-  /// Guava's putAll: OR. errc::mismatch naming the field when the strategy,
-  /// bits or k differ (Guava's isCompatible).
-  void merge(const guava_bloom& other) {
+  /// Guava's putAll: OR with a filter or view. errc::mismatch naming the field
+  /// when the strategy, bits or k differ (Guava's isCompatible).
+  template <bool O>
+  void merge(const detail::basic_guava_bloom<O>& other) {
     require_same_shape(other, "merge");
-    bits_.merge(other.bits_);
+    bits_.merge(other.bits());
   }
-  /// AND with the same checks (Guava has no intersect; the bits are a Bloom filter of the intersection's superset).
-  void intersect(const guava_bloom& other) {
+  /// AND with the same checks (Guava has no intersect; the bits are a Bloom
+  /// filter of a superset of the intersection).
+  template <bool O>
+  void intersect(const detail::basic_guava_bloom<O>& other) {
     require_same_shape(other, "intersect");
-    bits_.intersect(other.bits_);
+    bits_.intersect(other.bits());
   }
   void clear() noexcept { bits_.clear(); }
 
-  // ---- state --------------------------------------------------------------------------
-  [[nodiscard]] const guava_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] guava_strategy strategy() const noexcept { return params_.strategy; }
-  [[nodiscard]] std::uint32_t k() const noexcept { return params_.k; }
-  [[nodiscard]] std::uint64_t bit_count() const noexcept { return bits_.bit_count(); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return bits_.words(); }
-  [[nodiscard]] std::size_t size_in_bytes() const noexcept { return 8 * bits_.word_count(); }
-  [[nodiscard]] std::uint64_t popcount() const noexcept { return bits_.popcount(); }
-  [[nodiscard]] double fill_ratio() const noexcept {
-    return static_cast<double>(popcount()) / static_cast<double>(bit_count());
-  }
-  /// Guava's expectedFpp(): fill^k.
-  [[nodiscard]] double estimated_fpr() const noexcept { return std::pow(fill_ratio(), static_cast<double>(k())); }
-  /// Guava's approximateElementCount() before its rounding: -(m / k) ln(1 - X / m).
-  [[nodiscard]] double estimated_cardinality() const noexcept {
-    const double m = static_cast<double>(bit_count());
-    const double x = static_cast<double>(popcount());
-    if (x >= m) return std::numeric_limits<double>::infinity();
-    return -(m / static_cast<double>(k())) * std::log1p(-x / m);
-  }
-
-  friend bool operator==(const guava_bloom& a, const guava_bloom& b) noexcept {
-    if (!(a.params_ == b.params_)) return false;
-    const auto x = a.words(), y = b.words();
-    return std::equal(x.begin(), x.end(), y.begin(), y.end());
-  }
-
- private:
-  template <class Visit>
-  bool for_each_bit(murmur3_128_result h, Visit&& visit) const noexcept {
-    const std::uint64_t m = bits_.bit_count();
-    if (params_.strategy == guava_strategy::murmur128_mitz_64) {
-      std::uint64_t c = h.h1;
-      for (std::uint32_t i = 0; i < params_.k; ++i) {
-        if (!visit((c & 0x7fffffffffffffffULL) % m)) return false;
-        c += h.h2;
-      }
-      return true;
-    }
-    const auto a = static_cast<std::uint32_t>(h.h1);
-    const auto b = static_cast<std::uint32_t>(h.h1 >> 32);
-    for (std::uint32_t i = 1; i <= params_.k; ++i) {
-      auto c = static_cast<std::int32_t>(a + i * b);
-      if (c < 0) c = ~c;
-      if (!visit(static_cast<std::uint64_t>(c) % m)) return false;
-    }
-    return true;
-  }
-
-  void require_same_shape(const guava_bloom& other, const char* operation) const {
-    const std::string prefix = std::string("guava_bloom ") + operation + ": ";
-    detail::require(params_.strategy == other.params_.strategy, errc::mismatch, prefix + "strategies differ");
-    detail::require(params_.words == other.params_.words, errc::mismatch,
-                    prefix + "bit sizes differ (" + std::to_string(bit_count()) + " vs " +
-                        std::to_string(other.bit_count()) + ")");
-    detail::require(params_.k == other.params_.k, errc::mismatch, prefix + "numbers of hash functions differ");
-  }
-
-  guava_bloom_params params_;
-  detail::java_bit_array bits_;
+  /// A read-only view of this filter (valid while it lives, unchanged).
+  [[nodiscard]] guava_bloom_view view() const { return guava_bloom_view(params_, bits_.bytes()); }
 };
 
 }  // namespace bloomkit

@@ -5,12 +5,15 @@
 // BloomFilter.create(...) in user code and in its runtime join filters. This
 // type answers every probe exactly as Spark's mightContain does and holds the
 // same bits, so a filter read from Spark's writeTo stream
-// (format/spark_stream.hpp) and written back is byte-identical.
+// (format/jvm_streams.hpp) and written back is byte-identical. spark_bloom
+// owns its words; spark_bloom_view queries a stream's words in place (a
+// mapped file), with the same code.
 //
 // The layout, as spark-sketch 4.3.0 computes it (checked against that jar
 // in tests/jvm_formats_test.cpp and the `interop` test step):
 //
 //   words W (1 <= W <= 2^31 - 1), m = 64 W bits; bit i is bit i % 64 of word i / 64
+//   (the words kept big-endian, as in the stream: detail/java_bit_array.hpp)
 //   h1 = murmur3(key, seed), h2 = murmur3(key, h1)     (Spark's Murmur3_x86_32, murmur3.hpp)
 //   version 1:  for i = 1..k:  c = h1 + i * h2 (32-bit wrap);  c < 0 ? ~c : c;  bit c % m
 //               (seed is always 0; since c < 2^31, bits past 2^31 are never used)
@@ -32,6 +35,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/detail/java_bit_array.hpp"
@@ -111,10 +115,150 @@ inline std::int64_t java_double_to_long(double x) noexcept {
 
 }  // namespace detail
 
+namespace detail {
+
+/// The size check every Spark filter and view makes before it stores its
+/// bits: validate(params), then `bytes` (the big-endian words given, or
+/// 8 * words for a zeroed filter) must be the parameters' 8 * words.
+inline const spark_bloom_params& checked(const spark_bloom_params& params, std::uint64_t bytes) {
+  validate(params);
+  require(bytes == 8 * params.words, errc::invalid_argument,
+          "spark_bloom: " + std::to_string(bytes / 8) + " words given, the parameters say " + std::to_string(params.words));
+  return params;
+}
+
+/// The hashing, queries and state of a Spark filter, shared by spark_bloom
+/// (owning) and spark_bloom_view (the words of a stream, in place).
+template <bool Owning>
+class basic_spark_bloom : public jvm_bloom_base<spark_bloom_params, Owning> {
+  using base = jvm_bloom_base<spark_bloom_params, Owning>;
+
+ public:
+  // ---- hashing -------------------------------------------------------------------
+  /// Spark's hash pair of a long (hashLongToIntPair).
+  [[nodiscard]] spark_hash hash_long(std::int64_t value) const noexcept {
+    const auto v = static_cast<std::uint64_t>(value);
+    const std::uint32_t h1 = spark_murmur3_hash_long(v, seed_bits());
+    return {h1, spark_murmur3_hash_long(v, h1)};
+  }
+  /// Spark's hash pair of a byte array (hashBytesToIntPair).
+  [[nodiscard]] spark_hash hash_bytes(const void* data, std::size_t size) const noexcept {
+    const std::uint32_t h1 = spark_murmur3_x86_32(data, size, seed_bits());
+    return {h1, spark_murmur3_x86_32(data, size, h1)};
+  }
+  /// The hash pair of any key Spark accepts (see the header comment).
+  template <key K>
+  [[nodiscard]] spark_hash hash(const K& k) const noexcept {
+    using T = std::remove_cvref_t<K>;
+    static_assert(!std::is_same_v<T, bool> && !std::is_floating_point_v<T>,
+                  "Spark's BloomFilter takes integers, strings and byte arrays only");
+    if constexpr (std::is_integral_v<T>) {
+      return hash_long(static_cast<std::int64_t>(k));
+    } else {
+      return with_key_bytes(k, [this](const void* data, std::size_t size) { return hash_bytes(data, size); });
+    }
+  }
+
+  // ---- queries ---------------------------------------------------------------------
+  /// Spark's mightContain for a key with this hash pair.
+  [[nodiscard]] bool may_contain_hash(spark_hash h) const noexcept {
+    return for_each_bit(h, [&](std::uint64_t bit) { return this->bits_.get(bit); });
+  }
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const noexcept {
+    return may_contain_hash(hash(k));
+  }
+  /// mightContainLong.
+  [[nodiscard]] bool may_contain_long(std::int64_t value) const noexcept { return may_contain_hash(hash_long(value)); }
+  /// mightContainBinary (and mightContainString on UTF-8 bytes).
+  [[nodiscard]] bool may_contain_bytes(std::span<const std::byte> bytes) const noexcept {
+    return may_contain_hash(hash_bytes(bytes.data(), bytes.size()));
+  }
+
+  // ---- state -------------------------------------------------------------------------
+  [[nodiscard]] spark_bloom_version version() const noexcept { return this->params_.version; }
+  [[nodiscard]] std::int32_t seed() const noexcept { return this->params_.seed; }
+
+
+ protected:
+  template <class... Args>
+  explicit basic_spark_bloom(const spark_bloom_params& params, Args&&... args)
+      : base(params, std::forward<Args>(args)...) {}
+
+  /// Calls visit(bit) for the key's k bits in Spark's order, stopping at the
+  /// first false; returns whether none returned false.
+  template <class Visit>
+  bool for_each_bit(spark_hash h, Visit&& visit) const noexcept {
+    const std::uint64_t m = this->bits_.bit_count();
+    const std::uint32_t k = this->params_.k;
+    if (this->params_.version == spark_bloom_version::v1) {
+      for (std::uint32_t i = 1; i <= k; ++i) {
+        // Java int arithmetic: wraps mod 2^32; a negative result is flipped.
+        auto c = static_cast<std::int32_t>(h.h1 + i * h.h2);
+        if (c < 0) c = ~c;
+        if (!visit(static_cast<std::uint64_t>(c) % m)) return false;
+      }
+      return true;
+    }
+    // Version 2: (long) h1 * Integer.MAX_VALUE, then += h2 per probe. The
+    // running sum stays within +-2^62 + k 2^31, so it never wraps.
+    std::int64_t c = static_cast<std::int64_t>(static_cast<std::int32_t>(h.h1)) * std::int64_t{2147483647};
+    const auto step = static_cast<std::int64_t>(static_cast<std::int32_t>(h.h2));
+    for (std::uint32_t i = 0; i < k; ++i) {
+      c += step;
+      const std::int64_t index = c < 0 ? ~c : c;
+      if (!visit(static_cast<std::uint64_t>(index) % m)) return false;
+    }
+    return true;
+  }
+
+  /// errc::mismatch naming the field when the version, bits, seed or k differ
+  /// (Spark's mergeInPlace and intersectInPlace refuse the same).
+  template <bool O>
+  void require_same_shape(const basic_spark_bloom<O>& other, const char* operation) const {
+    const spark_bloom_params& a = this->params_;
+    const spark_bloom_params& b = other.params();
+    const std::string prefix = std::string("spark_bloom ") + operation + ": ";
+    require(a.version == b.version, errc::mismatch, prefix + "versions differ");
+    require(a.words == b.words, errc::mismatch,
+            prefix + "bit sizes differ (" + std::to_string(64 * a.words) + " vs " + std::to_string(64 * b.words) + ")");
+    require(a.seed == b.seed, errc::mismatch, prefix + "seeds differ");
+    require(a.k == b.k, errc::mismatch, prefix + "numbers of hash functions differ");
+  }
+
+ private:
+  [[nodiscard]] std::uint32_t seed_bits() const noexcept { return static_cast<std::uint32_t>(this->params_.seed); }
+};
+
+/// Equal parameters and bits (owners and views alike).
+template <bool A, bool B>
+bool operator==(const basic_spark_bloom<A>& a, const basic_spark_bloom<B>& b) noexcept {
+  return a.same_filter(b);
+}
+
+}  // namespace detail
+
+/// A read-only Spark filter over borrowed big-endian words: the words of a
+/// Spark stream in place (view_spark_stream, a mapped file), or of a
+/// spark_bloom (its view()). The bytes must outlive the view and stay
+/// unchanged; any alignment works. Queries and state are
+/// detail::basic_spark_bloom's, shared with spark_bloom.
+class spark_bloom_view : public detail::basic_spark_bloom<false> {
+ public:
+  /// Views `be_words` (exactly 8 * params.words bytes, the words big-endian
+  /// as Spark's writeTo writes them). Throws errc::invalid_argument or
+  /// errc::unsupported_version when the parameters are invalid or the size
+  /// differs.
+  spark_bloom_view(const spark_bloom_params& params, std::span<const std::byte> be_words)
+      : basic_spark_bloom(detail::checked(params, be_words.size()), be_words) {}
+};
+
 /// Spark's Bloom filter, owning its words. Queries are const and
 /// thread-safe; inserts are not (as in Spark).
-class spark_bloom {
+class spark_bloom : public detail::basic_spark_bloom<true> {
  public:
+  using view_type = spark_bloom_view;
+
   /// Spark's BloomFilter.create(expectedNumItems, fpp): version 2, seed 0,
   /// m = (long)(-n ln p / ln^2 2) bits rounded up to whole words, and
   /// k = max(1, round(m / n ln 2)). Throws errc::invalid_argument where
@@ -146,45 +290,24 @@ class spark_bloom {
                                           version == spark_bloom_version::v1 ? 0 : seed});
   }
 
-  /// An empty filter with exactly these parameters (validated; allocates
-  /// 8 * words bytes).
-  explicit spark_bloom(const spark_bloom_params& params) : params_((detail::validate(params), params)), bits_(params.words) {}
+  /// An empty filter with exactly these parameters (validated first; then
+  /// allocates 8 * words bytes, errc::out_of_memory naming them).
+  explicit spark_bloom(const spark_bloom_params& params)
+      : basic_spark_bloom(detail::checked(params, 8 * params.words), params.words) {}
 
-  /// A filter over these words (the bits of a stream already read; words.size()
-  /// must equal params.words).
-  spark_bloom(const spark_bloom_params& params, std::vector<std::uint64_t> words)
-      : params_((detail::validate(params), params)), bits_(std::move(words)) {
-    detail::require(bits_.word_count() == params.words, errc::invalid_argument,
-                    "spark_bloom: " + std::to_string(bits_.word_count()) + " words given, the parameters say " +
-                        std::to_string(params.words));
-  }
+  /// A filter over these native words (words.size() must equal params.words).
+  spark_bloom(const spark_bloom_params& params, std::span<const std::uint64_t> words)
+      : basic_spark_bloom(detail::checked(params, 8 * static_cast<std::uint64_t>(words.size())), words) {}
 
-  // ---- hashing -------------------------------------------------------------------
-  /// Spark's hash pair of a long (hashLongToIntPair).
-  [[nodiscard]] spark_hash hash_long(std::int64_t value) const noexcept {
-    const auto v = static_cast<std::uint64_t>(value);
-    const std::uint32_t h1 = spark_murmur3_hash_long(v, seed_bits());
-    return {h1, spark_murmur3_hash_long(v, h1)};
-  }
-  /// Spark's hash pair of a byte array (hashBytesToIntPair).
-  [[nodiscard]] spark_hash hash_bytes(const void* data, std::size_t size) const noexcept {
-    const std::uint32_t h1 = spark_murmur3_x86_32(data, size, seed_bits());
-    return {h1, spark_murmur3_x86_32(data, size, h1)};
-  }
-  /// The hash pair of any key Spark accepts (see the header comment).
-  template <key K>
-  [[nodiscard]] spark_hash hash(const K& k) const noexcept {
-    using T = std::remove_cvref_t<K>;
-    static_assert(!std::is_same_v<T, bool> && !std::is_floating_point_v<T>,
-                  "Spark's BloomFilter takes integers, strings and byte arrays only");
-    if constexpr (std::is_integral_v<T>) {
-      return hash_long(static_cast<std::int64_t>(k));
-    } else {
-      return detail::with_key_bytes(k, [this](const void* data, std::size_t size) { return hash_bytes(data, size); });
-    }
-  }
+  /// A filter over a copy of big-endian words as Spark's stream holds them
+  /// (be_words.size() must be 8 * params.words).
+  spark_bloom(const spark_bloom_params& params, std::span<const std::byte> be_words)
+      : basic_spark_bloom(detail::checked(params, be_words.size()), be_words) {}
 
-  // ---- insert and query ------------------------------------------------------------
+  /// An owning copy of a view.
+  explicit spark_bloom(const spark_bloom_view& view) : spark_bloom(view.params(), view.bytes()) {}
+
+  // ---- insert ----------------------------------------------------------------------
   /// Sets the key's k bits; true if any bit changed (Spark's put result).
   bool insert_hash(spark_hash h) noexcept {
     bool changed = false;
@@ -194,113 +317,33 @@ class spark_bloom {
     });
     return changed;
   }
-  /// Spark's mightContain for a key with this hash pair.
-  [[nodiscard]] bool may_contain_hash(spark_hash h) const noexcept {
-    return for_each_bit(h, [&](std::uint64_t bit) { return bits_.get(bit); });
-  }
   template <key K>
   bool insert(const K& k) noexcept {
     return insert_hash(hash(k));
   }
-  template <key K>
-  [[nodiscard]] bool may_contain(const K& k) const noexcept {
-    return may_contain_hash(hash(k));
-  }
-  /// putLong / mightContainLong.
+  /// putLong.
   bool insert_long(std::int64_t value) noexcept { return insert_hash(hash_long(value)); }
-  [[nodiscard]] bool may_contain_long(std::int64_t value) const noexcept { return may_contain_hash(hash_long(value)); }
-  /// putBinary / mightContainBinary (and putString on UTF-8 bytes).
+  /// putBinary (and putString on UTF-8 bytes).
   bool insert_bytes(std::span<const std::byte> bytes) noexcept { return insert_hash(hash_bytes(bytes.data(), bytes.size())); }
-  [[nodiscard]] bool may_contain_bytes(std::span<const std::byte> bytes) const noexcept {
-    return may_contain_hash(hash_bytes(bytes.data(), bytes.size()));
-  }
 
   // ---- set algebra ------------------------------------------------------------------
-  /// Spark's mergeInPlace: OR. errc::mismatch naming the field when the
-  /// version, bits, k or seed differ (Spark refuses the same).
-  void merge(const spark_bloom& other) {
+  /// Spark's mergeInPlace: OR with a filter or view. errc::mismatch naming the
+  /// field when the version, bits, k or seed differ (Spark refuses the same).
+  template <bool O>
+  void merge(const detail::basic_spark_bloom<O>& other) {
     require_same_shape(other, "merge");
-    bits_.merge(other.bits_);
+    bits_.merge(other.bits());
   }
   /// Spark's intersectInPlace: AND, with the same checks.
-  void intersect(const spark_bloom& other) {
+  template <bool O>
+  void intersect(const detail::basic_spark_bloom<O>& other) {
     require_same_shape(other, "intersect");
-    bits_.intersect(other.bits_);
+    bits_.intersect(other.bits());
   }
   void clear() noexcept { bits_.clear(); }
 
-  // ---- state -------------------------------------------------------------------------
-  [[nodiscard]] const spark_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] spark_bloom_version version() const noexcept { return params_.version; }
-  [[nodiscard]] std::uint32_t k() const noexcept { return params_.k; }
-  [[nodiscard]] std::int32_t seed() const noexcept { return params_.seed; }
-  /// Spark's bitSize(): 64 * words.
-  [[nodiscard]] std::uint64_t bit_count() const noexcept { return bits_.bit_count(); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return bits_.words(); }
-  [[nodiscard]] std::size_t size_in_bytes() const noexcept { return 8 * bits_.word_count(); }
-  /// Spark's cardinality(): the number of set bits.
-  [[nodiscard]] std::uint64_t popcount() const noexcept { return bits_.popcount(); }
-  [[nodiscard]] double fill_ratio() const noexcept {
-    return static_cast<double>(popcount()) / static_cast<double>(bit_count());
-  }
-  /// Spark's expectedFpp(): fill^k.
-  [[nodiscard]] double estimated_fpr() const noexcept { return std::pow(fill_ratio(), static_cast<double>(k())); }
-  /// Keys inserted, estimated from the fill (Swamidass and Baldi 2007):
-  /// -(m / k) ln(1 - X / m); infinity when every bit is set.
-  [[nodiscard]] double estimated_cardinality() const noexcept {
-    const double m = static_cast<double>(bit_count());
-    const double x = static_cast<double>(popcount());
-    if (x >= m) return std::numeric_limits<double>::infinity();
-    return -(m / static_cast<double>(k())) * std::log1p(-x / m);
-  }
-
-  friend bool operator==(const spark_bloom& a, const spark_bloom& b) noexcept {
-    if (!(a.params_ == b.params_)) return false;
-    const auto x = a.words(), y = b.words();
-    return std::equal(x.begin(), x.end(), y.begin(), y.end());
-  }
-
- private:
-  [[nodiscard]] std::uint32_t seed_bits() const noexcept { return static_cast<std::uint32_t>(params_.seed); }
-
-  /// Calls visit(bit) for the key's k bits in Spark's order, stopping at the
-  /// first false; returns whether none returned false.
-  template <class Visit>
-  bool for_each_bit(spark_hash h, Visit&& visit) const noexcept {
-    const std::uint64_t m = bits_.bit_count();
-    if (params_.version == spark_bloom_version::v1) {
-      for (std::uint32_t i = 1; i <= params_.k; ++i) {
-        // Java int arithmetic: wraps mod 2^32; a negative result is flipped.
-        auto c = static_cast<std::int32_t>(h.h1 + i * h.h2);
-        if (c < 0) c = ~c;
-        if (!visit(static_cast<std::uint64_t>(c) % m)) return false;
-      }
-      return true;
-    }
-    // Version 2: (long) h1 * Integer.MAX_VALUE, then += h2 per probe. The
-    // running sum stays within +-2^62 + k 2^31, so it never wraps.
-    std::int64_t c = static_cast<std::int64_t>(static_cast<std::int32_t>(h.h1)) * std::int64_t{2147483647};
-    const auto step = static_cast<std::int64_t>(static_cast<std::int32_t>(h.h2));
-    for (std::uint32_t i = 0; i < params_.k; ++i) {
-      c += step;
-      const std::int64_t index = c < 0 ? ~c : c;
-      if (!visit(static_cast<std::uint64_t>(index) % m)) return false;
-    }
-    return true;
-  }
-
-  void require_same_shape(const spark_bloom& other, const char* operation) const {
-    const std::string prefix = std::string("spark_bloom ") + operation + ": ";
-    detail::require(params_.version == other.params_.version, errc::mismatch, prefix + "versions differ");
-    detail::require(params_.words == other.params_.words, errc::mismatch,
-                    prefix + "bit sizes differ (" + std::to_string(bit_count()) + " vs " +
-                        std::to_string(other.bit_count()) + ")");
-    detail::require(params_.seed == other.params_.seed, errc::mismatch, prefix + "seeds differ");
-    detail::require(params_.k == other.params_.k, errc::mismatch, prefix + "numbers of hash functions differ");
-  }
-
-  spark_bloom_params params_;
-  detail::java_bit_array bits_;
+  /// A read-only view of this filter (valid while it lives, unchanged).
+  [[nodiscard]] spark_bloom_view view() const { return spark_bloom_view(params_, bits_.bytes()); }
 };
 
 }  // namespace bloomkit

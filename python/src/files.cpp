@@ -15,6 +15,19 @@ nb::object to_python(any_filter&& filter) {
   }, std::move(filter));
 }
 
+/// Any format's filter: bloomkit's kinds as their classes, Spark's and
+/// Guava's as SparkBloom / GuavaBloom (python/src/interop.cpp).
+nb::object to_python(any_format_filter&& filter) {
+  return std::visit([](auto&& f) -> nb::object {
+    using F = std::decay_t<decltype(f)>;
+    if constexpr (is_jvm_kind<F>) {
+      return nb::cast(std::move(f));
+    } else {
+      return nb::cast(py_filter<F>(std::move(f)));
+    }
+  }, std::move(filter));
+}
+
 std::string fs_path(nb::handle path) {
   return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
 }
@@ -78,13 +91,15 @@ void bind_files(nb::module_& m) {
       "load",
       [](nb::handle path) {
         const std::string p = fs_path(path);
-        any_filter filter = [&] {
+        any_format_filter filter = [&] {
           nb::gil_scoped_release release;
-          return load(std::filesystem::path(p));
+          return load(std::filesystem::path(p), any_format);
         }();
         return to_python(std::move(filter));
       },
-      "path"_a, "The filter in the file at `path` (any kind), read into memory. FileError if it cannot be read.");
+      "path"_a,
+      "The filter in the file at `path` (any kind), read into memory: a bloomkit file as its kind's class,\n"
+      "a Spark or Guava writeTo stream as SparkBloom / GuavaBloom. FileError if it cannot be read.");
   m.def(
       "open",
       [](nb::handle path) {

@@ -132,15 +132,15 @@ void bind_interop(nb::module_& m) {
       .def("add", &spark_add, "key"_a, "Spark's put: True if any bit changed.")
       .def("may_contain", &spark_contains, "key"_a, "Spark's mightContain.")
       .def("__contains__", &spark_contains, "key"_a)
-      .def("merge", &spark_bloom::merge, "other"_a, "Spark's mergeInPlace (MismatchError for another shape).")
-      .def("intersect", &spark_bloom::intersect, "other"_a, "Spark's intersectInPlace.")
-      .def_prop_ro("version", &spark_bloom::version)
-      .def_prop_ro("k", &spark_bloom::k)
-      .def_prop_ro("seed", &spark_bloom::seed)
-      .def_prop_ro("bit_count", &spark_bloom::bit_count, "Spark's bitSize(): 64 * words.")
-      .def_prop_ro("popcount", &spark_bloom::popcount, "Spark's cardinality(): bits set.")
-      .def_prop_ro("fill_ratio", &spark_bloom::fill_ratio)
-      .def_prop_ro("estimated_fpr", &spark_bloom::estimated_fpr, "Spark's expectedFpp(): fill^k.")
+      .def("merge", [](spark_bloom& a, const spark_bloom& b) { a.merge(b); }, "other"_a, "Spark's mergeInPlace (MismatchError for another shape).")
+      .def("intersect", [](spark_bloom& a, const spark_bloom& b) { a.intersect(b); }, "other"_a, "Spark's intersectInPlace.")
+      .def_prop_ro("version", [](const spark_bloom& f) { return f.version(); })
+      .def_prop_ro("k", [](const spark_bloom& f) { return f.k(); })
+      .def_prop_ro("seed", [](const spark_bloom& f) { return f.seed(); })
+      .def_prop_ro("bit_count", [](const spark_bloom& f) { return f.bit_count(); }, "Spark's bitSize(): 64 * words.")
+      .def_prop_ro("popcount", [](const spark_bloom& f) { return f.popcount(); }, "Spark's cardinality(): bits set.")
+      .def_prop_ro("fill_ratio", [](const spark_bloom& f) { return f.fill_ratio(); })
+      .def_prop_ro("estimated_fpr", [](const spark_bloom& f) { return f.estimated_fpr(); }, "Spark's expectedFpp(): fill^k.")
       .def("__eq__", [](const spark_bloom& a, const spark_bloom& b) { return a == b; });
 
   nb::class_<guava_bloom>(m, "GuavaBloom",
@@ -162,14 +162,14 @@ void bind_interop(nb::module_& m) {
       .def("add_int", [](guava_bloom& f, std::int32_t v) { return f.insert(v); }, "value"_a, "put through Funnels.integerFunnel().")
       .def("may_contain_int", [](const guava_bloom& f, std::int32_t v) { return f.may_contain(v); }, "value"_a,
            "mightContain through Funnels.integerFunnel().")
-      .def("merge", &guava_bloom::merge, "other"_a, "Guava's putAll (MismatchError for another shape).")
-      .def("intersect", &guava_bloom::intersect, "other"_a)
-      .def_prop_ro("strategy", &guava_bloom::strategy)
-      .def_prop_ro("k", &guava_bloom::k)
-      .def_prop_ro("bit_count", &guava_bloom::bit_count)
-      .def_prop_ro("popcount", &guava_bloom::popcount)
-      .def_prop_ro("fill_ratio", &guava_bloom::fill_ratio)
-      .def_prop_ro("estimated_fpr", &guava_bloom::estimated_fpr, "Guava's expectedFpp(): fill^k.")
+      .def("merge", [](guava_bloom& a, const guava_bloom& b) { a.merge(b); }, "other"_a, "Guava's putAll (MismatchError for another shape).")
+      .def("intersect", [](guava_bloom& a, const guava_bloom& b) { a.intersect(b); }, "other"_a)
+      .def_prop_ro("strategy", [](const guava_bloom& f) { return f.strategy(); })
+      .def_prop_ro("k", [](const guava_bloom& f) { return f.k(); })
+      .def_prop_ro("bit_count", [](const guava_bloom& f) { return f.bit_count(); })
+      .def_prop_ro("popcount", [](const guava_bloom& f) { return f.popcount(); })
+      .def_prop_ro("fill_ratio", [](const guava_bloom& f) { return f.fill_ratio(); })
+      .def_prop_ro("estimated_fpr", [](const guava_bloom& f) { return f.estimated_fpr(); }, "Guava's expectedFpp(): fill^k.")
       .def("__eq__", [](const guava_bloom& a, const guava_bloom& b) { return a == b; });
 
   m.def(

@@ -77,3 +77,18 @@ def test_semantics_and_errors(tmp_path):
     g = bloomkit.GuavaBloom(10, 0.01)
     g.add_int(7)
     assert g.may_contain_int(7) and g.strategy == bloomkit.GuavaStrategy.MURMUR128_MITZ_64
+
+
+def test_load_reads_every_format(tmp_path):
+    # bloomkit.load takes bloomkit files and both JVM streams (C++ load(path, any_format)).
+    spark = bloomkit.load(MATERIAL / "spark_v2_long.bin")
+    guava = bloomkit.load(str(MATERIAL / "guava_mitz32_long.bin"))
+    assert isinstance(spark, bloomkit.SparkBloom) and isinstance(guava, bloomkit.GuavaBloom)
+    assert spark.to_bytes() == (MATERIAL / "spark_v2_long.bin").read_bytes()
+    assert spark == bloomkit.load_jvm(str(MATERIAL / "spark_v2_long.bin"))
+    own = bloomkit.SplitBlockBloom(100)
+    own.save(tmp_path / "own.bkf")
+    assert isinstance(bloomkit.load(tmp_path / "own.bkf"), bloomkit.SplitBlockBloom)
+    (tmp_path / "other.bin").write_bytes(b"PAR1 not a filter")
+    with pytest.raises(bloomkit.Error, match="nor a Spark or Guava"):
+        bloomkit.load(tmp_path / "other.bin")

@@ -111,13 +111,13 @@ std::span<const std::byte> as_bytes(const std::string& s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
 
-bool may_contain(const spark_bloom& f, const jvm_key& key) {
+bool may_contain(const spark_bloom_view& f, const jvm_key& key) {
   // Spark's put(Object) widens Byte/Short/Integer to a long: i32 is a long.
   if (key.kind == jvm_key::type::bytes) return f.may_contain_bytes(as_bytes(key.bytes));
   return f.may_contain_long(key.value);
 }
 
-bool may_contain(const guava_bloom& f, const jvm_key& key) {
+bool may_contain(const guava_bloom_view& f, const jvm_key& key) {
   switch (key.kind) {
     case jvm_key::type::bytes: return f.may_contain_bytes(as_bytes(key.bytes));
     case jvm_key::type::long_value: return f.may_contain(key.value);                            // longFunnel
@@ -149,7 +149,7 @@ bool is_jvm_filter_file(const std::string& path) {
   return result;
 }
 
-int run_jvm_query(const std::string& file, const std::vector<std::string>& keys,
+int run_jvm_query(const jvm_filter_view& filter, const std::vector<std::string>& keys,
                   const std::vector<std::string>& inputs, const std::string& format_name, bool count, bool json) {
   const jvm_key_format format = parse_jvm_format(format_name);
   if (count && json) throw usage_error("--count and --json cannot be combined");
@@ -157,7 +157,6 @@ int run_jvm_query(const std::string& file, const std::vector<std::string>& keys,
   int stdin_uses = 0;
   for (const auto& path : inputs) stdin_uses += path == "-" ? 1 : 0;
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
-  const jvm_filter filter = load_jvm_filter(file);
 
   std::string out;
   std::uint64_t maybes = 0;
@@ -248,7 +247,7 @@ int run_jvm_info(const std::string& file, bool json) {
           both("strategy", s, std::to_string(s) + (s == 0 ? " (MURMUR128_MITZ_32)" : " (MURMUR128_MITZ_64)"));
         }
         both("k", f.k(), std::to_string(f.k()));
-        both("bits", f.bit_count(), std::to_string(f.bit_count()) + " (" + std::to_string(f.words().size()) + " words)");
+        both("bits", f.bit_count(), std::to_string(f.bit_count()) + " (" + std::to_string(f.word_count()) + " words)");
         both("set_bits", f.popcount(), std::to_string(f.popcount()));
         char buffer[64];
         std::snprintf(buffer, sizeof buffer, "%.4g%% of bits set", 100 * f.fill_ratio());

@@ -195,10 +195,6 @@ int run_kmer_query(const query_options& o) {
   return exit_ok;
 }
 
-/// Thrown (before any answer is written) when FILE is not in bloomkit's
-/// format but is a Spark or Guava stream: run_query answers it there.
-struct jvm_stream_file {};
-
 int run_bloomkit_query(const query_options& o) {
   check_kmer_options(o.format, o.kmer);
   if (o.fraction && o.kmer == 0) throw usage_error("--fraction needs --kmer K and --format fasta|fastq");
@@ -215,17 +211,16 @@ int run_bloomkit_query(const query_options& o) {
 
   const auto start = clock_type::now();
   note_mapped_file(o.file.c_str());  // a SIGBUS from here on names it (signals.hpp)
-  // FILE is opened once, here: only a file that is not in bloomkit's format
-  // is looked at again, as a Spark or Guava stream (docs/RELIABILITY.md: a
-  // file replaced by rename while it is read never matters).
-  const mapped_filter mapped = [&]() -> mapped_filter {
-    try {
-      return open_mapped(o.file);
-    } catch (const error&) {
-      if (is_jvm_filter_file(o.file)) throw jvm_stream_file{};
-      throw;
-    }
-  }();
+  // FILE is mapped once, here, whichever format it is in (bloomkit's own,
+  // Spark's or Guava's stream: open_mapped(..., any_format)), so a file
+  // replaced by rename while it is read never matters (docs/RELIABILITY.md).
+  const mapped_any_format_filter mapped = open_mapped(o.file, any_format);
+  if (const auto* spark = std::get_if<spark_bloom_view>(&mapped.filter)) {
+    return run_jvm_query(jvm_filter_view(*spark), o.keys, o.inputs, o.format, o.count, o.json);
+  }
+  if (const auto* guava = std::get_if<guava_bloom_view>(&mapped.filter)) {
+    return run_jvm_query(jvm_filter_view(*guava), o.keys, o.inputs, o.format, o.count, o.json);
+  }
   if (jvm_only_format) throw usage_error("--format i32 applies to Spark and Guava filters only");
   answer_writer writer(o, format);
   double lookup_seconds = 0;
@@ -233,6 +228,9 @@ int run_bloomkit_query(const query_options& o) {
 
   std::visit(
       [&](const auto& filter) {
+        if constexpr (is_jvm_kind<std::decay_t<decltype(filter)>>) {
+          return;  // answered above
+        } else {
         key_hasher hasher(format, filter.hash());
         bool answers[key_batch_size];
         auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
@@ -265,6 +263,7 @@ int run_bloomkit_query(const query_options& o) {
             (void)for_each_key_batch(reader, hasher, answer, [](std::uint64_t, std::uint64_t) {});
           }
         }
+        }
       },
       mapped.filter);
   writer.finish();
@@ -276,13 +275,7 @@ int run_bloomkit_query(const query_options& o) {
   return exit_ok;
 }
 
-int run_query(const query_options& o) {
-  try {
-    return run_bloomkit_query(o);
-  } catch (const jvm_stream_file&) {
-    return run_jvm_query(o.file, o.keys, o.inputs, o.format, o.count, o.json);
-  }
-}
+int run_query(const query_options& o) { return run_bloomkit_query(o); }
 
 }  // namespace
 

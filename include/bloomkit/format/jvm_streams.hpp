@@ -6,6 +6,7 @@
 //   std::vector<std::byte> out = bloomkit::write_spark_stream(spark);
 //   auto guava = bloomkit::read_guava_stream(bytes);          // Guava's BloomFilter.writeTo bytes
 //   auto any = bloomkit::read_jvm_filter(bytes);              // either, told apart by their headers
+//   auto v = bloomkit::view_jvm_filter(mapped.bytes());       // either, zero-copy (words queried in place)
 //   auto f = bloomkit::load_jvm_filter("filter.bin");         // from a file
 //   bloomkit::save_jvm_filter(f, "out.bin");                  // atomically, in its own format
 //
@@ -25,6 +26,12 @@
 // The two headers cannot be confused: Spark's first two bytes are 0 (a
 // version below 2^16), Guava's first byte is 0 or 1 and its second is k >= 1;
 // bloomkit's own files start with 0x89. read_jvm_filter uses exactly that.
+//
+// The filters keep their words big-endian, as the streams hold them
+// (detail/java_bit_array.hpp): reading a stream copies its payload, writing
+// one copies the words after the header, and a view queries the stream's
+// bytes where they lie (any alignment). bloomkit::load(path, any_format)
+// (file_format.hpp) returns these kinds beside bloomkit's own.
 #pragma once
 
 #include <cstddef>
@@ -51,15 +58,8 @@ inline std::uint32_t load_be32(const std::byte* p) noexcept {
          static_cast<std::uint32_t>(std::to_integer<unsigned char>(p[2])) << 8 |
          static_cast<std::uint32_t>(std::to_integer<unsigned char>(p[3]));
 }
-inline std::uint64_t load_be64(const std::byte* p) noexcept {
-  return static_cast<std::uint64_t>(load_be32(p)) << 32 | load_be32(p + 4);
-}
 inline void store_be32(std::byte* p, std::uint32_t v) noexcept {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (24 - 8 * i));
-}
-inline void store_be64(std::byte* p, std::uint64_t v) noexcept {
-  store_be32(p, static_cast<std::uint32_t>(v >> 32));
-  store_be32(p + 4, static_cast<std::uint32_t>(v));
 }
 
 [[noreturn]] inline void fail(errc code, const char* format_name, const std::string& what) {
@@ -89,21 +89,15 @@ inline std::uint64_t checked_words(const char* format_name, std::int32_t words, 
   return static_cast<std::uint64_t>(words);
 }
 
-inline std::vector<std::uint64_t> read_words(const std::byte* p, std::uint64_t words) {
-  std::vector<std::uint64_t> out(words);  // owned; size already checked against the input
-  for (std::uint64_t i = 0; i < words; ++i) out[i] = load_be64(p + 8 * i);
-  return out;
-}
+/// A stream's parameters and where its words start, every field checked
+/// (see read_spark_stream / read_guava_stream for the errors).
+template <class Params>
+struct parsed_stream {
+  Params params;
+  std::span<const std::byte> words;  ///< 8 * params.words bytes, big-endian
+};
 
-}  // namespace detail::jvm
-
-
-/// Reads Spark's BloomFilter.writeTo bytes (version 1 or 2). Throws
-/// bloomkit::error: truncated (shorter than its header or word count says),
-/// unsupported_version (a version other than 1 and 2), corrupt (k outside
-/// [1, spark_max_k], a word count below 1, trailing bytes).
-inline spark_bloom read_spark_stream(std::span<const std::byte> bytes) {
-  using namespace detail::jvm;
+inline parsed_stream<spark_bloom_params> parse_spark(std::span<const std::byte> bytes) {
   constexpr const char* name = "Spark BloomFilter";
   if (bytes.size() < 4) fail(errc::truncated, name, std::to_string(bytes.size()) + " bytes, shorter than the 4-byte version");
   const auto version = static_cast<std::int32_t>(load_be32(bytes.data()));
@@ -124,43 +118,12 @@ inline spark_bloom read_spark_stream(std::span<const std::byte> bytes) {
   const std::int32_t seed = version == 2 ? static_cast<std::int32_t>(load_be32(bytes.data() + 8)) : 0;
   const auto declared = static_cast<std::int32_t>(load_be32(bytes.data() + header - 4));
   const std::uint64_t words = checked_words(name, declared, header, bytes.size());
-  spark_bloom_params params{version == 1 ? spark_bloom_version::v1 : spark_bloom_version::v2,
-                            static_cast<std::uint32_t>(k), words, seed};
-  return spark_bloom(params, read_words(bytes.data() + header, words));
+  return {spark_bloom_params{version == 1 ? spark_bloom_version::v1 : spark_bloom_version::v2,
+                             static_cast<std::uint32_t>(k), words, seed},
+          bytes.subspan(header)};
 }
 
-/// The size of write_spark_stream's output for `f`.
-inline std::size_t spark_stream_size(const spark_bloom& f) noexcept {
-  return (f.version() == spark_bloom_version::v1 ? 12 : 16) + f.size_in_bytes();
-}
-
-/// Spark's BloomFilter.writeTo bytes for `f` (Spark's readFrom reads them
-/// back into an equal filter).
-inline std::vector<std::byte> write_spark_stream(const spark_bloom& f) {
-  using namespace detail::jvm;
-  std::vector<std::byte> out(spark_stream_size(f));
-  std::byte* p = out.data();
-  store_be32(p, static_cast<std::uint32_t>(f.version()));
-  store_be32(p + 4, f.k());
-  p += 8;
-  if (f.version() == spark_bloom_version::v2) {
-    store_be32(p, static_cast<std::uint32_t>(f.seed()));
-    p += 4;
-  }
-  store_be32(p, static_cast<std::uint32_t>(f.words().size()));
-  p += 4;
-  for (const std::uint64_t w : f.words()) {
-    store_be64(p, w);
-    p += 8;
-  }
-  return out;
-}
-
-/// Reads Guava's BloomFilter.writeTo bytes. Throws bloomkit::error:
-/// truncated, unsupported (a strategy ordinal other than 0 and 1), corrupt
-/// (k = 0, a word count below 1, trailing bytes).
-inline guava_bloom read_guava_stream(std::span<const std::byte> bytes) {
-  using namespace detail::jvm;
+inline parsed_stream<guava_bloom_params> parse_guava(std::span<const std::byte> bytes) {
   constexpr const char* name = "Guava BloomFilter";
   if (bytes.size() < 6) fail(errc::truncated, name, std::to_string(bytes.size()) + " bytes, shorter than the 6-byte header");
   const auto strategy = static_cast<std::int8_t>(std::to_integer<unsigned char>(bytes[0]));
@@ -172,27 +135,90 @@ inline guava_bloom read_guava_stream(std::span<const std::byte> bytes) {
   if (k == 0) fail(errc::corrupt, name, "numHashFunctions is 0");
   const auto declared = static_cast<std::int32_t>(load_be32(bytes.data() + 2));
   const std::uint64_t words = checked_words(name, declared, 6, bytes.size());
-  guava_bloom_params params{static_cast<guava_strategy>(strategy), k, words};
-  return guava_bloom(params, read_words(bytes.data() + 6, words));
+  return {guava_bloom_params{static_cast<guava_strategy>(strategy), k, words}, bytes.subspan(6)};
+}
+
+/// The header, then the words as the filter holds them (already big-endian).
+inline std::vector<std::byte> with_header(std::span<const std::byte> header, std::span<const std::byte> words) {
+  std::vector<std::byte> out;
+  out.reserve(header.size() + words.size());
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), words.begin(), words.end());
+  return out;
+}
+
+}  // namespace detail::jvm
+
+
+/// Reads Spark's BloomFilter.writeTo bytes (version 1 or 2), copying the
+/// words. Throws bloomkit::error: truncated (shorter than its header or word
+/// count says), unsupported_version (a version other than 1 and 2), corrupt
+/// (k outside [1, spark_max_k], a word count below 1, trailing bytes).
+inline spark_bloom read_spark_stream(std::span<const std::byte> bytes) {
+  const auto parsed = detail::jvm::parse_spark(bytes);
+  return spark_bloom(parsed.params, parsed.words);
+}
+
+/// A zero-copy view of the Spark stream in `bytes` (which must outlive it
+/// and stay unchanged), with read_spark_stream's checks. Nothing is copied
+/// or allocated: queries read the stream's words where they lie.
+inline spark_bloom_view view_spark_stream(std::span<const std::byte> bytes) {
+  const auto parsed = detail::jvm::parse_spark(bytes);
+  return spark_bloom_view(parsed.params, parsed.words);
+}
+
+/// The size of write_spark_stream's output for `f`.
+inline std::size_t spark_stream_size(const spark_bloom_view& f) noexcept {
+  return (f.version() == spark_bloom_version::v1 ? 12 : 16) + f.size_in_bytes();
+}
+inline std::size_t spark_stream_size(const spark_bloom& f) noexcept { return spark_stream_size(f.view()); }
+
+/// Spark's BloomFilter.writeTo bytes for `f` (Spark's readFrom reads them
+/// back into an equal filter).
+inline std::vector<std::byte> write_spark_stream(const spark_bloom_view& f) {
+  using namespace detail::jvm;
+  std::byte header[16];
+  std::size_t size = 0;
+  store_be32(header, static_cast<std::uint32_t>(f.version()));
+  store_be32(header + 4, f.k());
+  size = 8;
+  if (f.version() == spark_bloom_version::v2) {
+    store_be32(header + size, static_cast<std::uint32_t>(f.seed()));
+    size += 4;
+  }
+  store_be32(header + size, static_cast<std::uint32_t>(f.word_count()));
+  size += 4;
+  return with_header(std::span<const std::byte>(header, size), f.bytes());
+}
+inline std::vector<std::byte> write_spark_stream(const spark_bloom& f) { return write_spark_stream(f.view()); }
+
+/// Reads Guava's BloomFilter.writeTo bytes, copying the words. Throws
+/// bloomkit::error: truncated, unsupported (a strategy ordinal other than 0
+/// and 1), corrupt (k = 0, a word count below 1, trailing bytes).
+inline guava_bloom read_guava_stream(std::span<const std::byte> bytes) {
+  const auto parsed = detail::jvm::parse_guava(bytes);
+  return guava_bloom(parsed.params, parsed.words);
+}
+
+/// A zero-copy view of the Guava stream in `bytes`, with read_guava_stream's checks.
+inline guava_bloom_view view_guava_stream(std::span<const std::byte> bytes) {
+  const auto parsed = detail::jvm::parse_guava(bytes);
+  return guava_bloom_view(parsed.params, parsed.words);
 }
 
 /// The size of write_guava_stream's output for `f`.
-inline std::size_t guava_stream_size(const guava_bloom& f) noexcept { return 6 + f.size_in_bytes(); }
+inline std::size_t guava_stream_size(const guava_bloom_view& f) noexcept { return 6 + f.size_in_bytes(); }
+inline std::size_t guava_stream_size(const guava_bloom& f) noexcept { return guava_stream_size(f.view()); }
 
 /// Guava's BloomFilter.writeTo bytes for `f`.
-inline std::vector<std::byte> write_guava_stream(const guava_bloom& f) {
-  using namespace detail::jvm;
-  std::vector<std::byte> out(guava_stream_size(f));
-  out[0] = static_cast<std::byte>(f.strategy());
-  out[1] = static_cast<std::byte>(f.k());
-  store_be32(out.data() + 2, static_cast<std::uint32_t>(f.words().size()));
-  std::byte* p = out.data() + 6;
-  for (const std::uint64_t w : f.words()) {
-    store_be64(p, w);
-    p += 8;
-  }
-  return out;
+inline std::vector<std::byte> write_guava_stream(const guava_bloom_view& f) {
+  std::byte header[6];
+  header[0] = static_cast<std::byte>(f.strategy());
+  header[1] = static_cast<std::byte>(f.k());
+  detail::jvm::store_be32(header + 2, static_cast<std::uint32_t>(f.word_count()));
+  return detail::jvm::with_header(header, f.bytes());
 }
+inline std::vector<std::byte> write_guava_stream(const guava_bloom& f) { return write_guava_stream(f.view()); }
 
 /// Which JVM stream a byte string is, by its header alone.
 enum class jvm_stream_kind { spark, guava };
@@ -222,6 +248,18 @@ inline jvm_filter read_jvm_filter(std::span<const std::byte> bytes) {
   if (!kind) throw error(errc::unknown_kind, "not a Spark or Guava BloomFilter stream");
   if (*kind == jvm_stream_kind::spark) return read_spark_stream(bytes);
   return read_guava_stream(bytes);
+}
+
+/// A zero-copy view of a Spark or Guava stream.
+using jvm_filter_view = std::variant<spark_bloom_view, guava_bloom_view>;
+
+/// A view of the Spark or Guava stream in `bytes` (which must outlive it),
+/// told apart and checked as read_jvm_filter does; nothing is copied.
+inline jvm_filter_view view_jvm_filter(std::span<const std::byte> bytes) {
+  const auto kind = detect_jvm_stream(bytes);
+  if (!kind) throw error(errc::unknown_kind, "not a Spark or Guava BloomFilter stream");
+  if (*kind == jvm_stream_kind::spark) return view_spark_stream(bytes);
+  return view_guava_stream(bytes);
 }
 
 /// Reads the Spark or Guava filter in the file at `path` (a regular file is
