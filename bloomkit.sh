@@ -223,30 +223,49 @@ test_web() {
 
 test_interop() {
   # Spark's and Guava's filters and Parquet from other writers, against the real
-  # libraries (docs/INTEROP.md): fresh material from the pinned spark-sketch 4.3.0
-  # (pyspark's jar) and Guava 33.8.0 every run, both directions, then PySpark
-  # (df.stat.bloomFilter, past 2^31 bits) and Parquet from pyarrow and parquet-mr.
-  say "interop: Spark and Guava formats, Parquet from pyarrow and parquet-mr"
+  # libraries (docs/INTEROP.md, docs/PARQUET.md): fresh material from the pinned
+  # spark-sketch 4.3.0 (pyspark's jar) and Guava 33.8.0 every run, both directions,
+  # filters past 2^31 bits from both jars, then PySpark (df.stat.bloomFilter) and
+  # Parquet from pyarrow, parquet-mr and arrow-rs (its committed files and its
+  # reader's recorded answers; tests/fixtures/parquet_writers/generate.sh rebuilds
+  # them with cargo). BLOOMKIT_INTEROP_FULL=1 adds what CI leaves out for time:
+  # Spark's own df.stat.bloomFilter past 2^31 bits (about 5 min) and arrow-rs built
+  # and run live (cargo).
+  say "interop: Spark and Guava formats, Parquet from pyarrow, parquet-mr and arrow-rs"
   setup_interop || return 1
-  local py="$ROOT/build/venv/bin/python" work="$ROOT/build/interop" jars cp
+  local py="$ROOT/build/venv/bin/python" work="$ROOT/build/interop" jars cp started=$SECONDS big=""
+  elapsed() { say "interop: $1 ($((SECONDS - started)) s)"; }
   jars="$("$py" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')" || return 1
   [ -f "$jars/spark-sketch_2.13-4.3.0.jar" ] || { say "pyspark has no spark-sketch jar in $jars"; return 1; }
   (cd tests/jvm && mvn -B -q package -Dpyspark.jars="$jars") || return 1
   cmake --build build/release --target bloomkit_cli jvm_formats_test cli_jvm_test parquet_writers_test -j "$JOBS" >/dev/null || return 1
+  elapsed "harness and test binaries built"
   cp="$ROOT/build/jvm/bloomkit-jvm-interop-0.1.0.jar:$ROOT/build/jvm/lib/*"
   rm -rf "$work" && mkdir -p "$work/material" || return 1
   java -cp "$cp" bloomkit.interop.Harness golden >"$work/material/golden.txt" || return 1
   cmp -s "$work/material/golden.txt" tests/fixtures/jvm/golden.txt ||
     { say "the jars' golden hashes differ from tests/fixtures/jvm/golden.txt"; return 1; }
   java -cp "$cp" bloomkit.interop.Harness make "$work/material" --big >/dev/null || return 1
+  elapsed "jar material made (3 filters past 2^31 bits among them)"
   BLOOMKIT_JVM_DIR="$work/material" BLOOMKIT_JVM_WRITE=1 build/release/jvm_formats_test --gtest_brief=1 || return 1
   BLOOMKIT_JVM_DIR="$work/material" build/release/cli_jvm_test --gtest_brief=1 || return 1
   java -cp "$cp" bloomkit.interop.Harness check "$work/material" >"$work/check.log" || { cat "$work/check.log" >&2; return 1; }
   tail -1 "$work/check.log" >&2
-  rm -f "$work"/material/big_*  # 0.8 GB of 2^31-bit filters
-  "$py" tests/interop/spark_check.py build/release/bloomkit "$work/spark" --big --parquet 2>"$work/spark.log" ||
-    { tail -30 "$work/spark.log" >&2; return 1; }
-  BLOOMKIT_PARQUET_WRITERS_DIR="$work/spark/parquet" build/release/parquet_writers_test --gtest_brief=1
+  rm -f "$work"/material/big_*  # 1.6 GB of 2^31-bit filters
+  elapsed "bloomkit against the jars, both directions"
+  if [ "${BLOOMKIT_INTEROP_FULL:-0}" = 1 ]; then
+    big=--big
+    command -v cargo >/dev/null 2>&1 || { say "BLOOMKIT_INTEROP_FULL=1 needs cargo (arrow-rs)"; return 1; }
+    cargo build --quiet --locked --manifest-path tests/interop/arrow_rs/Cargo.toml --target-dir build/arrow_rs || return 1
+    export BLOOMKIT_ARROW_RS="$ROOT/build/arrow_rs/debug/bloomkit-arrow-rs-parquet"
+    elapsed "arrow-rs generator built"
+  fi
+  "$py" tests/interop/spark_check.py build/release/bloomkit "$work/spark" $big --parquet 2>"$work/spark.log" ||
+    { tail -30 "$work/spark.log" >&2; unset BLOOMKIT_ARROW_RS; return 1; }
+  unset BLOOMKIT_ARROW_RS
+  elapsed "PySpark filters and Parquet writers checked"
+  BLOOMKIT_PARQUET_WRITERS_DIR="$work/spark/parquet" build/release/parquet_writers_test --gtest_brief=1 || return 1
+  elapsed "done"
 }
 
 # The fuzz and web packages (clang, emscripten, chromium: about 1 GB on a new

@@ -14,6 +14,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -118,6 +121,60 @@ TEST(ParquetWriters, ArrowCppSizingPredicted) {
   EXPECT_GT(checked, 20u);
   EXPECT_GE(exact * 10, checked * 9) << exact << " of " << checked << " sizes predicted exactly";
   std::printf("Arrow C++ sizes predicted exactly for %zu of %zu chunks\n", exact, checked);
+}
+
+TEST(ParquetWriters, ArrowRsFoldedSizesPredicted) {
+  // arrow-rs 60 sizes a chunk's filter for its max ndv at its fpp
+  // (bits = -8 ndv / ln(1 - fpp^(1/8)), bytes rounded up to a power of two in
+  // [32, 128 MiB]), inserts every value, then folds: OR of adjacent block
+  // pairs halves the filter (with Parquet's block index ((h >> 32) * blocks)
+  // >> 32 that is exactly the filter built at half the size), as many times
+  // as the estimate 1 - (1 - f)^(2^folds), raised to the 8th power, stays at
+  // or below fpp (f = the set-bit fraction before folding). Rebuilt here at
+  // the initial size and folded by that rule, every stored size is
+  // predicted, and the folded bits equal a filter built at the final size.
+  std::size_t checked = 0;
+  for (const char* name : {"arrow_rs", "arrow_rs_defaults"}) {
+    std::ifstream in(material_dir() / (std::string(name) + ".values.json"));
+    ASSERT_TRUE(in) << "no arrow-rs material (" << name << ".values.json) in " << material_dir();
+    const json sidecar = json::parse(in);
+    pq::reader file(material_dir() / sidecar["file"].get<std::string>());
+    const auto ndv = sidecar["arrow_rs_sizing"]["ndv"].get<double>();
+    const auto fpp = sidecar["arrow_rs_sizing"]["fpp"].get<double>();
+    const auto bits = static_cast<std::uint64_t>(-8.0 * ndv / std::log(1.0 - std::pow(fpp, 1.0 / 8.0)));
+    const std::uint64_t initial = std::bit_ceil(std::clamp<std::uint64_t>(bits / 8, 32, 128u << 20));
+    for (const auto& chunk : sidecar["chunks"]) {
+      if (!chunk["filter"].get<bool>()) continue;
+      const auto rg = chunk["row_group"].get<std::size_t>();
+      const std::size_t c = file.column_index(chunk["column"].get<std::string>());
+      SCOPED_TRACE(std::string(name) + " row group " + std::to_string(rg) + " column " + chunk["column"].get<std::string>());
+      bloomkit::split_block_bloom big(bloomkit::block_filter_params{initial / 32, 8, 1, 0.01, bloomkit::parquet_hash_spec});
+      for (const auto& hex : chunk["values"]) {
+        const std::string h = hex.get<std::string>();
+        big.insert(pq::encode_hex(file.metadata().columns[c], h == "-" ? "" : h));
+      }
+      const double fill = big.fill_ratio();
+      std::uint64_t blocks = initial / 32, folds = 0;
+      double one_minus = 1.0 - fill;
+      if (fill == 0.0) {
+        folds = static_cast<std::uint64_t>(std::countr_zero(blocks));
+      } else {
+        for (std::uint64_t b = blocks; b > 1; b /= 2) {
+          one_minus *= one_minus;
+          const double f = 1.0 - one_minus, f2 = f * f, f4 = f2 * f2;
+          if (f4 * f4 > fpp) break;
+          ++folds;
+        }
+      }
+      const auto stored = file.bloom_filter(rg, c);
+      ASSERT_TRUE(stored.has_value());
+      EXPECT_EQ(static_cast<std::uint64_t>(stored->header.num_bytes), initial >> folds)
+          << chunk["values"].size() << " distinct values, fill " << fill;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 40u);
+  std::printf("arrow-rs folded sizes predicted for %zu chunks\n", checked);
 }
 
 }  // namespace

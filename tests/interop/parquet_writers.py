@@ -3,15 +3,18 @@
 Called by spark_check.py --parquet (one Spark session for everything):
 
 1. Writes files over every type each writer supports, several row groups each, with filters:
-   pyarrow 26.0.1 (``bloom_filter_options``; decimals as FIXED_LEN_BYTE_ARRAY, and a second
-   file with ``store_decimal_as_integer``), and Spark 4.3.0's parquet-mr 1.17.0
-   (``parquet.bloom.filter.enabled``; sized by ``expected.ndv`` in one file, by
-   ``max.bytes`` in another).
+   pyarrow 26.0.1 (``bloom_filter_options``; decimals as FIXED_LEN_BYTE_ARRAY, a second
+   file with ``store_decimal_as_integer``, a third with ``use_deprecated_int96_timestamps``),
+   Spark 4.3.0's parquet-mr 1.17.0 (``parquet.bloom.filter.enabled``; sized by
+   ``expected.ndv`` in one file, by ``max.bytes`` in another, INT96 timestamps in a third),
+   and arrow-rs (the Rust ``parquet`` crate 60.1.0, tests/interop/arrow_rs: built and run when
+   $BLOOMKIT_ARROW_RS names its binary, else its committed output in
+   tests/fixtures/parquet_writers, with the answers its own reader gave then).
 2. For every row group and column: the plain-encoded bytes of every distinct value (read back
    with pyarrow) go to WORK/NAME.values.json, which tests/parquet_writers_test.cpp reads to
    rebuild each filter bit for bit; 150 present and 150 absent values are probed by
-   parquet-mr's own reader (ParquetProbe probe) and by ``bloomkit parquet probe --hex``, which
-   must agree on every one.
+   parquet-mr's own reader (ParquetProbe probe), by arrow-rs's reader for arrow-rs files, and by
+   ``bloomkit parquet probe --hex``, which must agree on every one.
 3. bloomkit writes files (``bloomkit parquet write``); pyarrow reads their values, Spark reads
    them, and parquet-mr's row-group filter (ParquetProbe rowgroups: what Spark's reader skips)
    must keep every row group holding a present value and skip some for absent ones.
@@ -112,6 +115,11 @@ def write_arrow(work, rng):
                    bloom_filter_options={"dec9_2": {"ndv": 500, "fpp": 0.05}, "dec18_4": True, "dec30_5": {"fpp": 0.2, "ndv": 100}})
     files.append(("arrow_cpp_int_decimals", path,
                   "pyarrow store_decimal_as_integer; filters on the decimals only, default and custom sizes"))
+    path = os.path.join(work, "arrow_cpp_int96.parquet")
+    int96 = table.select(["ts_ms", "ts_us", "ts_ns", "ts_us_utc", "i64"])
+    pq.write_table(int96, path, row_group_size=ROW_GROUP, use_deprecated_int96_timestamps=True,
+                   bloom_filter_options={name: {"ndv": ROW_GROUP, "fpp": 0.01} for name in int96.column_names})
+    files.append(("arrow_cpp_int96", path, "pyarrow use_deprecated_int96_timestamps (timestamps as INT96)"))
     return files
 
 
@@ -142,6 +150,7 @@ def write_spark(spark, work):
     for name, ts_type, options in [
         ("parquet_mr_ndv", "TIMESTAMP_MICROS", per_column_ndv),
         ("parquet_mr_max_bytes", "TIMESTAMP_MILLIS", {"parquet.bloom.filter.max.bytes": "8192"}),
+        ("parquet_mr_int96", "INT96", per_column_ndv),
     ]:
         spark.conf.set("spark.sql.parquet.outputTimestampType", ts_type)
         out = os.path.join(work, name + ".spark")
@@ -164,6 +173,51 @@ def write_spark(spark, work):
     return files
 
 
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "tests", "fixtures", "parquet_writers")
+ARROW_RS_NOTES = {
+    "arrow_rs": "arrow-rs (parquet 60.1.0), ndv 1000, fpp 0.01, dictionaries on, filters after each row group",
+    "arrow_rs_defaults": "arrow-rs defaults (ndv 1048576, fpp 0.05, folded), no dictionaries but on str, "
+                         "no filter for dictionary-only chunks, filters at the end; bin asked for none "
+                         "(set_column_bloom_filter_enabled false) but gets them",
+}
+
+
+def write_arrow_rs(work):
+    """arrow-rs's files: made now by the generator if $BLOOMKIT_ARROW_RS names it, else the
+    committed ones (made by the same generator; tests/fixtures/parquet_writers/generate.sh)."""
+    import shutil
+
+    binary = os.environ.get("BLOOMKIT_ARROW_RS")
+    if binary:
+        subprocess.run([binary, "write", work], check=True)
+    files = []
+    for name, note in ARROW_RS_NOTES.items():
+        path = os.path.join(work, name + ".parquet")
+        if not binary:
+            shutil.copyfile(os.path.join(FIXTURES, name + ".parquet"), path)
+            note += " (committed file)"
+        files.append((name, path, note))
+    return files
+
+
+def arrow_rs_answers(name, path, probe_path):
+    """arrow-rs's own reader (Sbbf::check) on every probe: live, or as recorded when the
+    committed file was made (the probes are drawn with a seed of the file's name, so they repeat)."""
+    binary = os.environ.get("BLOOMKIT_ARROW_RS")
+    answers_path = os.path.join(os.path.dirname(path), name + ".arrow_rs_answers.tsv")
+    if binary:
+        subprocess.run([binary, "probe", path, probe_path, answers_path], check=True)
+    else:
+        answers_path = os.path.join(FIXTURES, name + ".arrow_rs_answers.tsv")
+    answers = {}
+    with open(answers_path) as lines:
+        for line in lines:
+            rg, c, h, a = line.rstrip("\n").split("\t")
+            answers[(int(rg), c, h)] = a
+    return answers
+
+
 # ---- plain encoding of values (what a Parquet Bloom filter hashes) -----------------------------
 
 
@@ -184,9 +238,20 @@ def plain_values(array, column_meta, type_length):
                 out.append((unscaled & 0xFFFFFFFF).to_bytes(4, "little"))
             elif physical == "INT64":
                 out.append((unscaled & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little"))
+            elif physical == "BYTE_ARRAY":  # arrow-rs: the shortest two's-complement big-endian form
+                width = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
+                out.append(unscaled.to_bytes(width, "big", signed=True))
             else:
                 out.append(unscaled.to_bytes(type_length, "big", signed=True))
         return out
+    if physical == "INT96":  # read as ns timestamps: 8-byte LE nanoseconds of the day, 4-byte LE Julian day
+        day = 86400 * 10**9
+        ns = array.cast(pa.int64()).to_pylist()
+        return [(v % day).to_bytes(8, "little") + (v // day + 2440588).to_bytes(4, "little") for v in ns if v is not None]
+    if physical == "BOOLEAN":  # arrow-rs hashes a bool as one byte, 0 or 1
+        return [b"\x01" if v else b"\x00" for v in array.to_pylist() if v is not None]
+    if pa.types.is_float16(arrow_type):
+        return [struct.pack("<e", float(v)) for v in array.to_pylist() if v is not None]
     if physical in ("INT32", "INT64"):
         width = 4 if physical == "INT32" else 8
         if not pa.types.is_integer(arrow_type):
@@ -204,6 +269,8 @@ def plain_values(array, column_meta, type_length):
 
 def absent_values(physical, type_length, present, rng, count):
     present = set(present)
+    if physical == "BOOLEAN":
+        return [v for v in (b"\x00", b"\x01") if v not in present]
     out = []
     while len(out) < count:
         if physical == "INT32":
@@ -214,6 +281,8 @@ def absent_values(physical, type_length, present, rng, count):
             v = rng.getrandbits(32).to_bytes(4, "little")
         elif physical == "FIXED_LEN_BYTE_ARRAY":
             v = rng.randbytes(type_length)
+        elif physical == "INT96":
+            v = rng.getrandbits(64).to_bytes(8, "little") + rng.getrandbits(32).to_bytes(4, "little")
         else:
             v = ("absent-" + str(rng.getrandbits(40))).encode()
         if v not in present:
@@ -236,6 +305,12 @@ def check_file(cli, name, path, note, report, rng):
     sidecar = {"file": os.path.basename(path), "writer": note, "chunks": []}
     if name == "arrow_cpp":
         sidecar["ndv_option"] = ROW_GROUP  # write_arrow's bloom_filter_options ndv for every column
+    if name == "arrow_rs":
+        sidecar["arrow_rs_sizing"] = {"ndv": 1000, "fpp": 0.01}  # tests/interop/arrow_rs write()
+    elif name == "arrow_rs_defaults":
+        sidecar["arrow_rs_sizing"] = {"ndv": 1048576, "fpp": 0.05}
+    if name.startswith("arrow_rs"):
+        rng = random.Random(name)  # the same probes every run: the committed answers stay valid
     probes = []  # (rg, column, hex, present)
     with_filter = booleans = 0
     for rg in range(md.num_row_groups):
@@ -247,7 +322,7 @@ def check_file(cli, name, path, note, report, rng):
                                           "physical_type": meta.physical_type})
                 continue
             with_filter += 1
-            if meta.physical_type == "BOOLEAN":
+            if meta.physical_type == "BOOLEAN" and name.startswith("parquet_mr"):
                 # parquet-mr 1.17 writes a filter for BOOLEAN columns but inserts nothing into
                 # it (its ColumnValueCollector.write(boolean) skips the filter): the bitset is
                 # all zeros and excludes true and false alike. parquet-mr's reader never asks
@@ -269,10 +344,12 @@ def check_file(cli, name, path, note, report, rng):
     with open(os.path.join(os.path.dirname(path), name + ".values.json"), "w") as out:
         json.dump(sidecar, out)
 
-    # parquet-mr's reader on every probe.
+    # parquet-mr's reader on every probe (it has no hash for BOOLEAN: arrow-rs's filters
+    # on booleans are checked against arrow-rs's reader only).
+    types = {(rg, c): md.row_group(rg).column(leaves[c]).physical_type for rg, c, _, _ in probes}
     probe_path = os.path.join(os.path.dirname(path), name + ".probes.tsv")
     with open(probe_path, "w") as out:
-        out.writelines(f"{rg}\t{c}\t{h}\n" for rg, c, h, _ in probes)
+        out.writelines(f"{rg}\t{c}\t{h}\n" for rg, c, h, _ in probes if types[(rg, c)] != "BOOLEAN")
     answers_path = probe_path + ".answers"
     java("probe", path, probe_path, answers_path)
     mr = {}
@@ -280,6 +357,12 @@ def check_file(cli, name, path, note, report, rng):
         for line in answers:
             rg, c, h, a = line.rstrip("\n").split("\t")
             mr[(int(rg), c, h)] = a
+    rs = None
+    if name.startswith("arrow_rs"):
+        all_path = os.path.join(os.path.dirname(path), name + ".all_probes.tsv")
+        with open(all_path, "w") as out:
+            out.writelines(f"{rg}\t{c}\t{h}\n" for rg, c, h, _ in probes)
+        rs = arrow_rs_answers(name, path, all_path)
 
     # bloomkit parquet probe, one call per column with every value of that column.
     by_column = {}
@@ -297,14 +380,29 @@ def check_file(cli, name, path, note, report, rng):
                 continue
             ours[(o["row_group"], c, o["value"] or "-")] = ("none" if not o["has_filter"]
                                                            else "absent" if o["excluded"] else "maybe")
-    disagree = sum(ours.get((rg, c, h)) != mr[(rg, c, h)] for rg, c, h, _ in probes)
-    false_negative = sum(mr[(rg, c, h)] == "absent" for rg, c, h, present in probes if present)
-    excluded = sum(mr[(rg, c, h)] == "absent" for rg, c, h, present in probes if not present)
-    report.check(f"parquet {name}", disagree == 0 and false_negative == 0 and with_filter > 0,
-                 f"{note}: {md.num_row_groups} row groups, {with_filter} filters, {len(probes)} probes; "
-                 f"parquet-mr's reader and bloomkit disagree on {disagree}, parquet-mr excludes "
-                 f"{excluded} absent and {false_negative} present values"
-                 + (f"; {booleans} BOOLEAN chunks carry an empty filter" if booleans else ""))
+    keys = [(rg, c, h) for rg, c, h, _ in probes]
+    disagree = sum(ours.get(k) != mr[k] for k in keys if k in mr)
+    false_negative = sum(mr.get(k) == "absent" for k, (_, _, _, present) in zip(keys, probes) if present)
+    excluded = sum(mr.get(k) == "absent" for k, (_, _, _, present) in zip(keys, probes) if not present)
+    detail = (f"{note}: {md.num_row_groups} row groups, {with_filter} filters, {len(probes)} probes; "
+              f"parquet-mr's reader and bloomkit disagree on {disagree} of {len(mr)}, parquet-mr excludes "
+              f"{excluded} absent and {false_negative} present values")
+    ok = disagree == 0 and false_negative == 0 and with_filter > 0 and len(mr) > 0
+    if rs is not None:
+        missing = sum(k not in rs for k in keys)
+        rs_disagree = sum(ours.get(k) != rs.get(k) for k in keys)
+        rs_false_negative = sum(rs.get(k) == "absent" for k, (_, _, _, present) in zip(keys, probes) if present)
+        ok = ok and missing == 0 and rs_disagree == 0 and rs_false_negative == 0
+        detail += (f"; arrow-rs's reader and bloomkit disagree on {rs_disagree} of {len(keys)}"
+                   f" ({missing} probes without a recorded arrow-rs answer), arrow-rs excludes"
+                   f" {rs_false_negative} present values")
+    int96 = [c for (rg, c), t in types.items() if t == "INT96"]
+    no_filter = sorted({ch["column"] for ch in sidecar["chunks"] if not ch["filter"]})
+    if no_filter:
+        detail += f"; chunks without a filter in columns {', '.join(no_filter)}"
+    if int96:
+        detail += f"; INT96 columns probed: {', '.join(sorted(set(int96)))}"
+    report.check(f"parquet {name}", ok, detail + (f"; {booleans} BOOLEAN chunks carry an empty filter" if booleans else ""))
 
 
 def bloomkit_written(spark, cli, work, report):
@@ -345,7 +443,7 @@ def bloomkit_written(spark, cli, work, report):
 def run(spark, cli, work, report):
     os.makedirs(work, exist_ok=True)
     rng = random.Random(20261201)
-    files = write_arrow(work, rng) + write_spark(spark, work)
+    files = write_arrow(work, rng) + write_spark(spark, work) + write_arrow_rs(work)
     for name, path, note in files:
         check_file(cli, name, path, note, report, rng)
     bloomkit_written(spark, cli, work, report)

@@ -74,7 +74,8 @@ public final class ParquetProbe {
       case INT64 -> filter.hash(le.getLong());
       case FLOAT -> filter.hash(le.getFloat());
       case DOUBLE -> filter.hash(le.getDouble());
-      case BINARY, FIXED_LEN_BYTE_ARRAY -> filter.hash(Binary.fromConstantByteArray(bytes));
+      // parquet-mr writes INT96 values as 12-byte Binary and hashes them so.
+      case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> filter.hash(Binary.fromConstantByteArray(bytes));
       default -> throw new IllegalArgumentException("no Bloom filter hash for " + type);
     };
   }
