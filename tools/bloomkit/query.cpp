@@ -231,38 +231,38 @@ int run_bloomkit_query(const query_options& o) {
         if constexpr (is_jvm_kind<std::decay_t<decltype(filter)>>) {
           return;  // answered above
         } else {
-        key_hasher hasher(format, filter.hash());
-        bool answers[key_batch_size];
-        auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
-          const auto t = clock_type::now();
-          filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));  // every kind batches (filter.hpp)
-          lookup_seconds += std::chrono::duration<double>(clock_type::now() - t).count();
-          keys += hashes.size();
-          writer.write(lines, answers);
-        };
-        if (!o.keys.empty()) {
-          std::uint64_t hashes[key_batch_size];
-          std::string_view lines[key_batch_size];
-          std::size_t n = 0;
-          for (std::size_t i = 0; i < o.keys.size(); ++i) {
-            const std::string_view key = o.keys[i];
-            if (!hasher.hash(key, hashes[n])) {
-              throw error(errc::invalid_argument, "key " + std::to_string(i + 1) + " on the command line: " +
-                                                      hasher.why() + " (got " + quote_for_message(key) + ")");
+          key_hasher hasher(format, filter.hash());
+          bool answers[key_batch_size];
+          auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
+            const auto t = clock_type::now();
+            filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));  // every kind batches (filter.hpp)
+            lookup_seconds += std::chrono::duration<double>(clock_type::now() - t).count();
+            keys += hashes.size();
+            writer.write(lines, answers);
+          };
+          if (!o.keys.empty()) {
+            std::uint64_t hashes[key_batch_size];
+            std::string_view lines[key_batch_size];
+            std::size_t n = 0;
+            for (std::size_t i = 0; i < o.keys.size(); ++i) {
+              const std::string_view key = o.keys[i];
+              if (!hasher.hash(key, hashes[n])) {
+                throw error(errc::invalid_argument, "key " + std::to_string(i + 1) + " on the command line: " +
+                                                        hasher.why() + " (got " + quote_for_message(key) + ")");
+              }
+              lines[n] = key;
+              if (++n == key_batch_size || i + 1 == o.keys.size()) {
+                answer(std::span<const std::uint64_t>(hashes, n), std::span<const std::string_view>(lines, n));
+                n = 0;
+              }
             }
-            lines[n] = key;
-            if (++n == key_batch_size || i + 1 == o.keys.size()) {
-              answer(std::span<const std::uint64_t>(hashes, n), std::span<const std::string_view>(lines, n));
-              n = 0;
+          } else {
+            const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+            for (const auto& path : inputs) {
+              line_reader reader(path);
+              (void)for_each_key_batch(reader, hasher, answer, [](std::uint64_t, std::uint64_t) {});
             }
           }
-        } else {
-          const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
-          for (const auto& path : inputs) {
-            line_reader reader(path);
-            (void)for_each_key_batch(reader, hasher, answer, [](std::uint64_t, std::uint64_t) {});
-          }
-        }
         }
       },
       mapped.filter);
