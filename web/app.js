@@ -93,12 +93,15 @@ function stateLink() {
 
 /**
  * Keeps the address bar on the state, so reloading or sharing it restores
- * this run. replaceState (no history entry per tick); while playing at most
- * about three times a second, since browsers throttle rapid rewrites.
+ * this run. replaceState (no history entry per tick), at most about three
+ * times a second while playing and every 60 ms otherwise: browsers ignore a
+ * page that rewrites its address hundreds of times in a few seconds. A
+ * rewrite held back is made on a later frame (render keeps drawing until
+ * the address has caught up).
  */
 function followAddress(link, now) {
   if (link === addressShown) return;
-  if (playing && now - addressAt < 300) return;
+  if (now - addressAt < (playing ? 300 : 60)) return;
   history.replaceState(null, '', link);
   addressShown = link;
   addressAt = now;
@@ -352,7 +355,8 @@ function bitLayout(width, maxHeight, bits, kind) {
   for (let cols = 8; cols <= Math.max(8, bits); cols *= 2) {
     const lines = Math.ceil(bits / cols);
     const cell = Math.min(22, width / cols, maxHeight / lines);
-    if (!best || cell > best.cell + 1e-9) best = { cols, lines, cell };
+    // On a tie the wider grid: it fills a narrow screen's width.
+    if (!best || cell >= best.cell - 1e-9) best = { cols, lines, cell };
   }
   const { cols, lines, cell } = best;
   return {

@@ -219,7 +219,12 @@ inline std::vector<k_point> fpr_by_k(std::uint64_t bits, std::uint64_t n, std::u
   std::vector<k_point> out;
   for (std::uint32_t k = 1; k <= limits::max_k; ++k) {
     auto filter = standard_bloom::with_bits(bits, k, spec);
-    for (const auto h : members) filter.insert_hash(h);
+    // Once every bit is set, further inserts change nothing: stop there (a
+    // large n on a small m would otherwise cost max_k * n for a full array).
+    for (std::uint64_t i = 0; i < n; ++i) {
+      filter.insert_hash(members[i]);
+      if (i % 4096 == 4095 && filter.set_bit_count() == bits) break;
+    }
     std::uint64_t positives = 0;
     for (const auto h : probes) positives += filter.may_contain_hash(h) ? 1 : 0;
     out.push_back(k_point{k, static_cast<double>(positives) / static_cast<double>(probes.size()),

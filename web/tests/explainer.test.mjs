@@ -26,6 +26,15 @@ async function slide(page, selector, position) {
   await settle(page);
 }
 
+/** Waits (up to 5 s) until the address bar matches `pattern`; fails naming what it shows. */
+async function atAddress(page, pattern) {
+  try {
+    await page.waitForFunction((source) => new RegExp(source).test(location.href), pattern.source, { timeout: 5000 });
+  } catch {
+    assert.fail(`the address bar shows ${page.url()}, not ${pattern}`);
+  }
+}
+
 /** Bit i of the page's array, from its words (bit i = bit i % 32 of word i / 32). */
 async function bitOf(page, i) {
   const hex = await page.evaluate(() => window.bloomkitWordsHex());
@@ -166,6 +175,7 @@ describe('the explainer controls', () => {
       const page = await browser.newPage(viewport);
       await load(page, `${browser.url}?m=65536&k=3&n=6000&tick=4000`);
       await settle(page);
+      await page.locator('#bits').scrollIntoViewIfNeeded();
       const box = await page.locator('#bits').boundingBox();
       assert.ok(box.height <= 0.42 * viewport.height + 1, `${name}: the array is ${box.height}px tall`);
       assert.ok(box.width <= viewport.width, `${name}: ${box.width}px wide`);
@@ -217,13 +227,10 @@ describe('the explainer controls', () => {
     await load(page, browser.url);
     await page.locator('#step').focus();
     for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowRight');
-    await settle(page);
-    assert.match(page.url(), /\?kind=standard&m=1024&k=3&n=200&seed=1&tick=7$/);
+    await atAddress(page, /\?kind=standard&m=1024&k=3&n=200&seed=1&tick=7$/);
     await slide(page, '#m-slider', 9.5);
     await setField(page, '#seed', '77');
-    await settle(page);
-    const url = page.url();
-    assert.match(url, /m=724&k=3&n=200&seed=77&tick=7$/);
+    await atAddress(page, /m=724&k=3&n=200&seed=77&tick=7$/);
     // While playing the address keeps up (throttled), and stops on pause.
     await page.click('#play');
     await page.waitForFunction(() => /tick=(\d{2,})/.test(location.search) && Number(location.search.match(/tick=(\d+)/)[1]) > 30);
@@ -232,7 +239,7 @@ describe('the explainer controls', () => {
     await page.waitForTimeout(350);
     await settle(page);
     const tick = Number((await page.textContent('#tick')).replace(/[^0-9]/g, ''));
-    assert.match(page.url(), new RegExp(`tick=${tick}$`), 'the address has the paused tick');
+    await atAddress(page, new RegExp(`tick=${tick}$`));
     const before = await page.$$eval('.figures dd', (nodes) => nodes.map((node) => node.textContent));
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
@@ -282,7 +289,7 @@ describe('the explainer controls', () => {
     ({ native } = await assertMatchesNative(page, { ...state, removeAt: [50, 50, 50, 60] }));
     const link = await page.getAttribute('#state-link', 'href');
     assert.match(link, /removals=50\.50\.50\.60&tick=60$/);
-    assert.match(page.url(), /removals=50\.50\.50\.60&tick=60$/, 'the address bar too');
+    await atAddress(page, /removals=50\.50\.50\.60&tick=60$/);
     const restored = await browser.newPage();
     await load(restored, link);
     assert.equal(await restored.evaluate(() => window.bloomkitCountersHex()), native.counters_hex);
