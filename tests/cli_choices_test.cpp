@@ -173,6 +173,13 @@ TEST(CliSpellings, SignedKeysQueryExtractedInt64Filters) {
   EXPECT_EQ(run_cli({"query", "t.bkf", "--format", "u64", "42", "18446744073709551615"}, {}, dir).out,
             "42\tmaybe\n18446744073709551615\tmaybe\n");
   EXPECT_EQ(run_cli({"query", "t.bkf", "--format", "i64", "9223372036854775808"}, {}, dir).rc, 2);
+  // Parquet records no count: the extract's is an estimate from the bits,
+  // and the file and info say so (item 13).
+  const auto info = nlohmann::json::parse(run_cli({"info", "t.bkf", "--json"}, {}, dir).out);
+  EXPECT_EQ(info["inserted_accuracy"], "estimated");
+  EXPECT_EQ(info["format_version"], 2);
+  EXPECT_NE(run_cli({"info", "t.bkf"}, {}, dir).out.find("(estimated from the bits set: the source did not record a count)"),
+            std::string::npos);
 }
 
 // ---- item 14: message form, suggestions, waiting for keys -------------------------

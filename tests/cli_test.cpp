@@ -257,6 +257,19 @@ TEST(CliSetOps, MergeIsTheUnionIntersectKeepsTheCommonKeys) {
     // Keys only in a: the AND of two filters answers maybe for few of them.
     const auto only_a = std::stoull(run_cli({"query", "both.bloom", "--count"}, numbered_keys("k", 0, 500), dir).out);
     EXPECT_LT(only_a, 100u);
+    // Its count is the smaller input's (1000, where 500 keys are common):
+    // an upper bound, which info, --json and the file say (issue 17, item 13).
+    const auto info = run_cli({"info", "both.bloom"}, {}, dir);
+    EXPECT_NE(info.out.find("inserted               at most 1000 (an upper bound, not a count"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("format version         2"), std::string::npos) << info.out;
+    const auto json = nlohmann::json::parse(run_cli({"info", "both.bloom", "--json"}, {}, dir).out);
+    EXPECT_EQ(json["inserted"], 1000);
+    EXPECT_EQ(json["inserted_accuracy"], "at_most");
+    EXPECT_EQ(json["format_version"], 2);
+    const auto plain = nlohmann::json::parse(run_cli({"info", "a.bloom", "--json"}, {}, dir).out);
+    EXPECT_EQ(plain["inserted_accuracy"], "exact");
+    EXPECT_EQ(plain["format_version"], 1);
+    EXPECT_NE(run_cli({"info", "a.bloom"}, {}, dir).out.find("(insert calls, duplicates included)"), std::string::npos);
 
     // The output may not be one of the inputs (issue 17: an intersection
     // written over its input cannot be undone); the input is untouched.

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,80 @@ class web_playground {
 
   void step(double count) { driver_->step(count > 0 ? static_cast<std::uint64_t>(count) : 0); }
   void seek(double tick) { driver_->seek(tick > 0 ? static_cast<std::uint64_t>(tick) : 0); }
+  /// Back to tick 0, removals forgotten (the page's Reset).
+  void reset() { driver_->reset(); }
+  /// Keeps n; returns the keys the run now inserts (driver::saturate).
   double saturate() { return static_cast<double>(driver_->saturate()); }
+  bool saturating() const { return driver_->saturating(); }
+  double inserts() const { return static_cast<double>(driver_->inserts()); }
+
+  /// Counting only: removes the oldest key still in; false if none (driver::remove_oldest).
+  bool remove_oldest() { return driver_->remove_oldest(); }
+  bool can_remove() const { return driver_->can_remove(); }
+  double removed() const { return static_cast<double>(driver_->removed()); }
+  double insert_calls() const { return static_cast<double>(driver_->insert_calls()); }
+  /// The removals' ticks as the link spells them: decimal, joined by ".".
+  std::string removals() const {
+    std::string out;
+    for (const auto t : driver_->removal_ticks()) {
+      if (!out.empty()) out += ".";
+      out += std::to_string(t);
+    }
+    return out;
+  }
+  /// Sets the removals from the link's spelling (see removals()) and replays
+  /// to the current tick. Returns "" or the sentence saying what is wrong
+  /// (nothing changed then).
+  std::string set_removals(const std::string& text) {
+    try {
+      std::vector<std::uint64_t> ticks;
+      std::size_t at = 0;
+      while (at < text.size()) {
+        const std::size_t end = std::min(text.find('.', at), text.size());
+        const std::string part = text.substr(at, end - at);
+        if (part.empty() || part.size() > 15 || part.find_first_not_of("0123456789") != std::string::npos) {
+          return "removals must be tick numbers joined by \".\", got \"" + text + "\"";
+        }
+        ticks.push_back(std::stoull(part));
+        at = end + 1;
+        if (end + 1 == text.size()) return "removals must not end with \".\"";
+      }
+      driver_->set_removals(std::move(ticks));
+      return "";
+    } catch (const bloomkit::error& e) {
+      return e.what();
+    } catch (const std::exception& e) {
+      return std::string("could not apply the removals: ") + e.what();
+    }
+  }
+  std::string last_removed_key() const { return hex64(driver_->last_removed_key()); }
+  emscripten::val last_removed_bits() const {
+    const auto& bits = driver_->last_removed_bits();
+    return emscripten::val(emscripten::typed_memory_view(bits.size(), bits.data()));
+  }
+
+  /// The FPR-against-k chart for the current m, n and seed, flattened: k,
+  /// measured, model, repeated for k = 1 .. maxK; for split-block one more
+  /// triple, the split-block filter's own point (k = 8). Computed once per
+  /// (kind family, m, n, seed): it costs maxK * n inserts.
+  emscripten::val k_chart() {
+    const auto& s = driver_->current();
+    const bool split = s.kind == bloomkit::filter_kind::split_block_bloom;
+    if (!k_chart_key_ || k_chart_key_->bits != s.bits || k_chart_key_->n != s.n || k_chart_key_->seed != s.seed ||
+        k_chart_split_ != split) {
+      k_chart_.clear();
+      for (const auto& p : bloomkit::playground::fpr_by_k(s.bits, s.n, s.seed)) {
+        k_chart_.insert(k_chart_.end(), {static_cast<double>(p.k), p.measured, p.model});
+      }
+      if (split) {
+        const auto p = bloomkit::playground::split_block_point(s.bits, s.n, s.seed);
+        k_chart_.insert(k_chart_.end(), {static_cast<double>(p.k), p.measured, p.model});
+      }
+      k_chart_key_ = s;
+      k_chart_split_ = split;
+    }
+    return emscripten::val(emscripten::typed_memory_view(k_chart_.size(), k_chart_.data()));
+  }
 
   std::string kind() const { return bloomkit::playground::page_name(driver_->current().kind); }
   double bits() const { return static_cast<double>(driver_->current().bits); }
@@ -120,6 +194,9 @@ class web_playground {
   }
 
   std::unique_ptr<driver> driver_;
+  std::optional<settings> k_chart_key_;
+  bool k_chart_split_ = false;
+  std::vector<double> k_chart_;
   std::vector<std::uint32_t> words_;
   std::vector<std::uint8_t> counters_;
   std::vector<double> chart_;
@@ -134,7 +211,19 @@ EMSCRIPTEN_BINDINGS(bloomkit_playground) {
       .function("configure", &web_playground::configure)
       .function("step", &web_playground::step)
       .function("seek", &web_playground::seek)
+      .function("reset", &web_playground::reset)
       .function("saturate", &web_playground::saturate)
+      .function("saturating", &web_playground::saturating)
+      .function("inserts", &web_playground::inserts)
+      .function("removeOldest", &web_playground::remove_oldest)
+      .function("canRemove", &web_playground::can_remove)
+      .function("removed", &web_playground::removed)
+      .function("insertCalls", &web_playground::insert_calls)
+      .function("removals", &web_playground::removals)
+      .function("setRemovals", &web_playground::set_removals)
+      .function("lastRemovedKey", &web_playground::last_removed_key)
+      .function("lastRemovedBits", &web_playground::last_removed_bits)
+      .function("kChart", &web_playground::k_chart)
       .function("kind", &web_playground::kind)
       .function("bits", &web_playground::bits)
       .function("k", &web_playground::k)
@@ -166,4 +255,5 @@ EMSCRIPTEN_BINDINGS(bloomkit_playground) {
   constant("maxN", static_cast<double>(limits::max_n));
   constant("queryTicks", static_cast<double>(limits::query_ticks));
   constant("probeKeys", static_cast<double>(limits::probe_keys));
+  constant("kChartProbeKeys", static_cast<double>(limits::k_chart_probe_keys));
 }

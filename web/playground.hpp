@@ -7,10 +7,15 @@
 //
 // A run is a pure function of its settings and a tick counter:
 //
-//   ticks 1 .. n           insert member key i = tick - 1
-//   ticks n+1 .. n+Q       query absent key j = tick - n - 1   (Q = query_ticks)
+//   ticks 1 .. N           insert member key i = tick - 1
+//   ticks N+1 .. N+Q       query absent key j = tick - N - 1   (Q = query_ticks)
 //
-// so (kind, m, k, n, seed, tick) reproduces a state exactly (the page's link).
+// N is the design n, or more after saturate() (which keeps n as the filter's
+// capacity: the page then shows "Inserted 2,326 / 200", past capacity). The
+// counting kind can also remove keys: each removal takes out the oldest key
+// still in the filter, and is recorded with the tick it happened at, so
+// (kind, m, k, n, seed, saturated, removal ticks, tick) reproduces a state
+// exactly (the page's link and address bar).
 //
 // Keys come from one SplitMix64 stream (Steele, Lea and Flood 2014):
 // key(c) = mix(seed + (c + 1) * gamma), the c-th output of a generator seeded
@@ -103,6 +108,11 @@ struct limits {
   static constexpr std::uint32_t probe_keys = 2000;
   /// Chart points per run, at most (plus the origin).
   static constexpr std::uint64_t chart_points = 400;
+  /// Absent keys tested for each k of the FPR-against-k chart: enough that a
+  /// rate of 1 % is measured to about +-0.1 % (one standard deviation).
+  static constexpr std::uint32_t k_chart_probe_keys = 10000;
+  /// Removals a run records (each is one tick number in the link).
+  static constexpr std::uint64_t max_removals = 4096;
 };
 
 /// What the user chose. For split-block, bits are rounded up to whole
@@ -184,6 +194,60 @@ struct chart_point {
   double inserted, measured, predicted, model;
 };
 
+/// One point of the FPR-against-k chart: for k hash functions, the FPR
+/// measured with a filter of m bits holding the design n keys (on
+/// limits::k_chart_probe_keys absent keys) and the formula's FPR.
+struct k_point {
+  std::uint32_t k;
+  double measured, model;
+};
+
+/// The FPR-against-k chart for m bits and n keys of the seed's stream: one
+/// point per k in [1, limits::max_k], each from a real standard_bloom (the
+/// counting kind answers exactly as a standard filter with the same m and k,
+/// so it has the same curve), and the classic formula (1 - e^{-kn/m})^k.
+/// For split-block, whose k is fixed at 8, the curve is the standard
+/// filter's with the same m and n, for comparison; see split_block_point().
+/// Costs max_k * n inserts: the bindings cache it per (m, n, seed).
+inline std::vector<k_point> fpr_by_k(std::uint64_t bits, std::uint64_t n, std::uint64_t seed) {
+  const hash_spec spec{};
+  std::vector<std::uint64_t> members(n), probes(limits::k_chart_probe_keys);
+  for (std::uint64_t i = 0; i < n; ++i) members[i] = hash_key(member_key(seed, i), spec);
+  for (std::uint32_t p = 0; p < limits::k_chart_probe_keys; ++p) {
+    probes[p] = hash_key(absent_key(seed, probe_offset + p), spec);
+  }
+  std::vector<k_point> out;
+  for (std::uint32_t k = 1; k <= limits::max_k; ++k) {
+    auto filter = standard_bloom::with_bits(bits, k, spec);
+    // Once every bit is set, further inserts change nothing: stop there (a
+    // large n on a small m would otherwise cost max_k * n for a full array).
+    for (std::uint64_t i = 0; i < n; ++i) {
+      filter.insert_hash(members[i]);
+      if (i % 4096 == 4095 && filter.set_bit_count() == bits) break;
+    }
+    std::uint64_t positives = 0;
+    for (const auto h : probes) positives += filter.may_contain_hash(h) ? 1 : 0;
+    out.push_back(k_point{k, static_cast<double>(positives) / static_cast<double>(probes.size()),
+                          sizing::classic_fpr(static_cast<double>(bits), static_cast<double>(n), k)});
+  }
+  return out;
+}
+
+/// The split-block filter's own point for that chart: k = 8, measured with a
+/// split_block_bloom of bits / 256 blocks holding the n keys, and its model
+/// (the Poisson mixture over block loads).
+inline k_point split_block_point(std::uint64_t bits, std::uint64_t n, std::uint64_t seed) {
+  const std::uint64_t blocks = std::max<std::uint64_t>(1, bits / 256);
+  split_block_bloom filter(block_filter_params{blocks, 8, n, 0.01, parquet_hash_spec});
+  for (std::uint64_t i = 0; i < n; ++i) filter.insert_hash(hash_key(member_key(seed, i), parquet_hash_spec));
+  std::uint64_t positives = 0;
+  for (std::uint32_t p = 0; p < limits::k_chart_probe_keys; ++p) {
+    positives += filter.may_contain_hash(hash_key(absent_key(seed, probe_offset + p), parquet_hash_spec)) ? 1 : 0;
+  }
+  return k_point{8, static_cast<double>(positives) / limits::k_chart_probe_keys,
+                 sizing::split_block_fpr(static_cast<double>(blocks), static_cast<double>(n))};
+}
+
 /// The answer to the last query: none yet, "no" (certainly absent) or "maybe"
 /// (a false positive, since query keys are absent).
 enum class answer : int { none = -1, no = 0, maybe = 1 };
@@ -205,31 +269,101 @@ class driver {
 
   [[nodiscard]] const settings& current() const noexcept { return settings_; }
   [[nodiscard]] std::uint64_t tick() const noexcept { return tick_; }
-  /// n inserts plus the query ticks.
-  [[nodiscard]] std::uint64_t total_ticks() const noexcept { return settings_.n + limits::query_ticks; }
+  /// Member keys the run inserts before it queries: n, or more once saturated.
+  [[nodiscard]] std::uint64_t inserts() const noexcept { return inserts_; }
+  /// Whether saturate() raised the inserts past n.
+  [[nodiscard]] bool saturating() const noexcept { return inserts_ > settings_.n; }
+  /// The inserts plus the query ticks.
+  [[nodiscard]] std::uint64_t total_ticks() const noexcept { return inserts_ + limits::query_ticks; }
 
-  /// Advances up to `count` ticks (stops at total_ticks()).
+  /// Advances up to `count` ticks (stops at total_ticks()). Removals recorded
+  /// for a tick are applied when the run reaches it, before that tick's key.
   void step(std::uint64_t count) {
-    for (; count > 0 && tick_ < total_ticks(); --count) advance();
+    for (;;) {
+      apply_due_removals();
+      if (count == 0 || tick_ >= total_ticks()) break;
+      advance();
+      --count;
+    }
   }
 
-  /// Replays from tick 0 to min(tick, total_ticks()).
+  /// Replays from tick 0 to min(tick, total_ticks()), with the removals
+  /// recorded so far (those at later ticks happen when the run gets there).
   void seek(std::uint64_t tick) {
     restart();
     step(tick);
   }
 
-  /// Raises n to the number of member keys after which every bit is set
-  /// (never lowers it), keeps the ticks already spent inserting and replays,
-  /// so the run goes on inserting until the array is solid and then queries.
-  /// Returns the new n.
+  /// Keeps n (the filter's capacity, so it reports "past capacity") and
+  /// raises the keys inserted to the number of member keys after which every
+  /// bit is set (never lowers it), keeps the ticks already spent inserting
+  /// and replays, so the run goes on inserting until the array is solid and
+  /// then queries. Returns the keys it will insert.
   std::uint64_t saturate() {
-    const std::uint64_t needed = keys_to_fill();
-    const std::uint64_t keep = std::min(tick_, settings_.n);
-    settings_.n = std::max(settings_.n, needed);
+    const std::uint64_t keep = std::min(tick_, inserts_);
+    inserts_ = std::max(inserts_, keys_to_fill());
     seek(keep);
-    return settings_.n;
+    return inserts_;
   }
+
+  /// The counting kind only: removes the oldest member key still in the
+  /// filter (its counters go down by one, except saturated ones), and records
+  /// the removal at this tick. Returns false, changing nothing, for another
+  /// kind, when no inserted key is left, or past limits::max_removals.
+  bool remove_oldest() {
+    if (!can_remove()) return false;
+    // Removals recorded for later ticks (a link's, replayed to an earlier
+    // tick) are the future this action rewrites.
+    removal_ticks_.resize(removed_);
+    removal_ticks_.push_back(tick_);
+    apply_due_removals();
+    return true;
+  }
+  /// Whether remove_oldest() would remove a key now.
+  [[nodiscard]] bool can_remove() const noexcept {
+    return settings_.kind == filter_kind::counting_bloom && removed_ < std::min(tick_, inserts_) &&
+           removed_ < limits::max_removals;
+  }
+  /// Sets the removals of a run from a link: the tick of each, in order (not
+  /// decreasing) and replays to the current tick. Throws
+  /// bloomkit::error(invalid_argument), changing nothing, unless the kind is
+  /// counting (or the list is empty) and each removal takes out a key that
+  /// was inserted by then.
+  void set_removals(std::vector<std::uint64_t> ticks) {
+    if (!ticks.empty() && settings_.kind != filter_kind::counting_bloom) {
+      throw error(errc::invalid_argument, "removals apply to the counting kind only");
+    }
+    if (ticks.size() > limits::max_removals) {
+      throw error(errc::invalid_argument, "at most " + std::to_string(limits::max_removals) + " removals, got " +
+                                              std::to_string(ticks.size()));
+    }
+    for (std::size_t r = 0; r < ticks.size(); ++r) {
+      if (r > 0 && ticks[r] < ticks[r - 1]) {
+        throw error(errc::invalid_argument, "removal ticks must not decrease");
+      }
+      // Removal r (0-based) at tick t takes out key r, which must be in.
+      if (ticks[r] > total_ticks() || r >= std::min(ticks[r], inserts_)) {
+        throw error(errc::invalid_argument, "removal " + std::to_string(r + 1) + " at tick " +
+                                                std::to_string(ticks[r]) + " has no inserted key left to remove");
+      }
+    }
+    const std::uint64_t at = tick_;
+    removal_ticks_ = std::move(ticks);
+    seek(at);
+  }
+  /// Back to tick 0 with no removals (the page's Reset); saturation stays.
+  void reset() {
+    removal_ticks_.clear();
+    seek(0);
+  }
+  /// The ticks of the removals recorded, in order.
+  [[nodiscard]] const std::vector<std::uint64_t>& removal_ticks() const noexcept { return removal_ticks_; }
+  /// Removals applied so far.
+  [[nodiscard]] std::uint64_t removed() const noexcept { return removed_; }
+  /// Member keys inserted so far (insert calls; inserted() is that minus removals).
+  [[nodiscard]] std::uint64_t insert_calls() const noexcept { return std::min(tick_, inserts_); }
+  [[nodiscard]] const std::vector<std::uint32_t>& last_removed_bits() const noexcept { return last_removed_bits_; }
+  [[nodiscard]] std::uint64_t last_removed_key() const noexcept { return last_removed_key_; }
 
   /// Member keys (from the start of the stream) that set every bit, capped at
   /// limits::max_n.
@@ -406,13 +540,33 @@ class driver {
   }
 
   std::uint64_t chart_stride() const {
-    return std::max<std::uint64_t>(1, (settings_.n + limits::chart_points - 1) / limits::chart_points);
+    return std::max<std::uint64_t>(1, (inserts_ + limits::chart_points - 1) / limits::chart_points);
+  }
+
+  /// Applies the removals recorded for the current tick that have not been
+  /// applied yet: each takes out the oldest key still in (key removed_).
+  void apply_due_removals() {
+#ifdef BLOOMKIT_PLAYGROUND_COUNTING
+    auto* c = std::get_if<counting_bloom>(&filter_);
+    while (c != nullptr && removed_ < removal_ticks_.size() && removal_ticks_[removed_] == tick_) {
+      last_removed_key_ = member_key(settings_.seed, removed_);
+      const std::uint64_t h = hash_key(last_removed_key_, c->hash());
+      std::vector<std::uint64_t> positions;
+      bit_positions(*c, h, positions);
+      last_removed_bits_.assign(positions.begin(), positions.end());
+      // A key that is in always passes, so remove_hash() always removes.
+      (void)c->remove_hash(h);
+      ++removed_;
+    }
+#endif
   }
 
   void restart() {
     std::visit([](auto& f) { f.clear(); }, filter_);
-    tick_ = queries_ = false_positives_ = 0;
+    tick_ = queries_ = false_positives_ = removed_ = 0;
     last_insert_bits_.clear();
+    last_removed_bits_.clear();
+    last_removed_key_ = 0;
     last_query_bits_.clear();
     last_insert_key_ = last_query_key_ = 0;
     last_answer_ = answer::none;
@@ -423,19 +577,21 @@ class driver {
     std::vector<std::uint64_t> positions;
     std::visit(
         [&](auto& f) {
-          if (tick_ < settings_.n) {
+          if (tick_ < inserts_) {
             last_insert_key_ = member_key(settings_.seed, tick_);
             const std::uint64_t h = hash_key(last_insert_key_, f.hash());
             bit_positions(f, h, positions);
             f.insert_hash(h);
             last_insert_bits_.assign(positions.begin(), positions.end());
-            const std::uint64_t done = f.inserted();
-            if (done % chart_stride() == 0 || done == settings_.n) {
+            // x is the keys inserted so far; the formula is for the keys in
+            // the filter now (fewer after removals).
+            const std::uint64_t done = tick_ + 1;
+            if (done == inserts_ || done % chart_stride() == 0) {
               chart_.push_back(chart_point{static_cast<double>(done), probe_fpr(), f.estimated_fpr(),
-                                           model_fpr_for(static_cast<double>(done))});
+                                           model_fpr_for(static_cast<double>(f.inserted()))});
             }
           } else {
-            last_query_key_ = absent_key(settings_.seed, tick_ - settings_.n);
+            last_query_key_ = absent_key(settings_.seed, tick_ - inserts_);
             const std::uint64_t h = hash_key(last_query_key_, f.hash());
             bit_positions(f, h, positions);
             last_query_bits_.assign(positions.begin(), positions.end());
@@ -450,6 +606,7 @@ class driver {
   }
 
   settings settings_;
+  std::uint64_t inserts_ = settings_.n;
   filter_type filter_;
   std::vector<std::uint64_t> probe_hashes_;
   std::uint64_t tick_ = 0, queries_ = 0, false_positives_ = 0;
@@ -457,6 +614,10 @@ class driver {
   std::uint64_t last_insert_key_ = 0, last_query_key_ = 0;
   answer last_answer_ = answer::none;
   std::vector<chart_point> chart_;
+  std::vector<std::uint64_t> removal_ticks_;
+  std::uint64_t removed_ = 0;
+  std::vector<std::uint32_t> last_removed_bits_;
+  std::uint64_t last_removed_key_ = 0;
 };
 
 }  // namespace bloomkit::playground

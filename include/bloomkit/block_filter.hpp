@@ -28,6 +28,7 @@
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
 
@@ -511,26 +512,30 @@ class block_filter_view : public detail::block_filter_reader<block_filter_view<P
 
   /// Views `blocks` as a filter with `params`. Validates the parameters and
   /// that blocks.size() == params.blocks; throws bloomkit::error otherwise.
-  block_filter_view(const block_filter_params& params, std::span<const block_type> blocks, std::uint64_t inserted)
-      : params_(params), blocks_(blocks), inserted_(inserted) {
+  block_filter_view(const block_filter_params& params, std::span<const block_type> blocks, std::uint64_t inserted,
+                    count_accuracy accuracy = count_accuracy::exact)
+      : params_(params), blocks_(blocks), inserted_(inserted), accuracy_(accuracy) {
     detail::validate_params<P>(params_);
     detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
   }
 
   /// For owning filters: no validation (their invariants already hold).
   block_filter_view(detail::trusted_t, const block_filter_params& params, std::span<const block_type> blocks,
-                    std::uint64_t inserted) noexcept
-      : params_(params), blocks_(blocks), inserted_(inserted) {}
+                    std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact) noexcept
+      : params_(params), blocks_(blocks), inserted_(inserted), accuracy_(accuracy) {}
 
   [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
   /// Insert calls counted (duplicates included; merges add).
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
+  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
 
  private:
   block_filter_params params_;
   std::span<const block_type> blocks_;
   std::uint64_t inserted_;
+  count_accuracy accuracy_;
 };
 
 /// An owning block filter. Construct from (capacity, target FPR), which sizes
@@ -560,8 +565,10 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
 
   /// A filter from existing blocks (loading). Validates parameters and that
   /// blocks.size() == params.blocks.
-  block_filter(const block_filter_params& params, std::vector<block_type> blocks, std::uint64_t inserted)
-      : params_(params), blocks_(std::move(blocks)), inserted_(inserted) {
+  /// `accuracy` says what `inserted` is (a count unless told otherwise).
+  block_filter(const block_filter_params& params, std::vector<block_type> blocks, std::uint64_t inserted,
+               count_accuracy accuracy = count_accuracy::exact)
+      : params_(params), blocks_(std::move(blocks)), inserted_(inserted), accuracy_(accuracy) {
     detail::validate_params<P>(params_);
     detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
   }
@@ -640,23 +647,27 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   }
 
   /// Union: this |= other. Throws errc::mismatch (naming the field) unless
-  /// blocks, k and hash_spec are equal. inserted() becomes the sum.
+  /// blocks, k and hash_spec are equal. inserted() becomes the sum (exact
+  /// when both were: combine_sum).
   block_filter& merge(const view_type& other) {
     detail::require_same_shape<P>(params_, other.params(), "merge");
     const auto theirs = other.blocks();
     for (std::size_t i = 0; i < blocks_.size(); ++i) P::merge(blocks_[i], theirs[i]);
     inserted_ += other.inserted();
+    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
     return *this;
   }
   block_filter& merge(const block_filter& other) { return merge(other.view()); }
 
   /// Intersection: this &= other (a key in both sets stays "maybe"). Same
-  /// checks as merge. inserted() becomes the smaller of the two.
+  /// checks as merge. inserted() becomes the smaller of the two, which only
+  /// bounds the keys both hold: inserted_accuracy() becomes at_most.
   block_filter& intersect(const view_type& other) {
     detail::require_same_shape<P>(params_, other.params(), "intersect");
     const auto theirs = other.blocks();
     for (std::size_t i = 0; i < blocks_.size(); ++i) P::intersect(blocks_[i], theirs[i]);
     inserted_ = std::min(inserted_, other.inserted());
+    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
     return *this;
   }
   block_filter& intersect(const block_filter& other) { return intersect(other.view()); }
@@ -665,15 +676,21 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   void clear() noexcept {
     std::fill(blocks_.begin(), blocks_.end(), block_type{});
     inserted_ = 0;
+    accuracy_ = count_accuracy::exact;
   }
 
   /// A read-only view of this filter (valid while it lives and is unchanged in size).
-  [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, blocks_, inserted_); }
+  [[nodiscard]] view_type view() const noexcept {
+    return view_type(detail::trusted, params_, blocks_, inserted_, accuracy_);
+  }
 
   [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
   /// Insert calls counted (duplicates included; merges add).
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  /// Whether inserted() is a count, an upper bound (after intersect) or an
+  /// estimate; inserts and merges keep the weaker of the two.
+  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
 
  private:
   // build_parallel (parallel_build.hpp) writes the blocks directly, each
@@ -683,6 +700,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   block_filter_params params_;
   std::vector<block_type> blocks_;
   std::uint64_t inserted_ = 0;
+  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 }  // namespace bloomkit

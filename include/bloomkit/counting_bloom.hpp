@@ -277,7 +277,7 @@ class counting_bloom_reader : public query_facade<D> {
     }
     return standard_bloom(
         standard_bloom_params{self().params().counters, self().params().k, self().params().capacity, self().params().target_fpr, self().params().hash},
-        std::move(bits), self().inserted());
+        std::move(bits), self().inserted(), self().inserted_accuracy());
   }
 
  private:
@@ -295,26 +295,29 @@ class counting_bloom_view : public detail::counting_bloom_reader<counting_bloom_
   /// zero) as a filter with `params`; `inserted` is the net insert count.
   /// Throws bloomkit::error (invalid_argument or corrupt) when they disagree.
   counting_bloom_view(const counting_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted)
-      : params_(params), words_(words), inserted_(inserted) {
+                      std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact)
+      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {
     detail::validate(params_);
     detail::require_counting_payload(params_, words_, errc::corrupt);
   }
   /// For owning filters: no validation (their invariants already hold).
   counting_bloom_view(detail::trusted_t, const counting_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted) noexcept
-      : params_(params), words_(words), inserted_(inserted) {}
+                      std::uint64_t inserted, count_accuracy accuracy) noexcept
+      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {}
 
   [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
   /// Net insert count: insert calls (merges add) minus removes that were
   /// accepted. Duplicates count.
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
+  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
 
  private:
   counting_bloom_params params_;
   std::span<const std::uint64_t> words_;
   std::uint64_t inserted_;
+  count_accuracy accuracy_;
 };
 
 /// An owning counting Bloom filter (see the header comment for the layout and
@@ -339,8 +342,10 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   }
 
   /// A filter from existing words (loading); validated like a view.
-  counting_bloom(const counting_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted)
-      : params_(params), words_(std::move(words)), inserted_(inserted) {
+  /// `accuracy` says what `inserted` is (a count unless told otherwise).
+  counting_bloom(const counting_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted,
+                 count_accuracy accuracy = count_accuracy::exact)
+      : params_(params), words_(std::move(words)), inserted_(inserted), accuracy_(accuracy) {
     detail::validate(params_);
     detail::require_counting_payload(params_, words_, errc::corrupt);
   }
@@ -418,12 +423,14 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     const auto theirs = other.words();
     for (std::size_t w = 0; w < words_.size(); ++w) words_[w] = saturating_add(words_[w], theirs[w]);
     inserted_ += other.inserted();
+    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
     return *this;
   }
   counting_bloom& merge(const counting_bloom& other) { return merge(other.view()); }
 
   /// Counter-wise minimum (an upper bound of the multiset intersection, as
-  /// with bits); same checks as merge. inserted() becomes the smaller count.
+  /// with bits); same checks as merge. inserted() becomes the smaller count,
+  /// an upper bound only: inserted_accuracy() becomes at_most.
   counting_bloom& intersect(const counting_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "intersect");
     const auto theirs = other.words();
@@ -435,6 +442,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
       words_[w] = out;
     }
     inserted_ = std::min(inserted_, other.inserted());
+    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
     return *this;
   }
   counting_bloom& intersect(const counting_bloom& other) { return intersect(other.view()); }
@@ -443,14 +451,17 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   void clear() noexcept {
     std::fill(words_.begin(), words_.end(), 0);
     inserted_ = 0;
+    accuracy_ = count_accuracy::exact;
   }
 
   [[nodiscard]] counting_bloom_view view() const noexcept {
-    return counting_bloom_view(detail::trusted, params_, words_, inserted_);
+    return counting_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
   }
 
   [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  /// Whether inserted() is a count, an upper bound (after intersect) or an estimate.
+  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
 
  private:
@@ -480,6 +491,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   counting_bloom_params params_;
   std::vector<std::uint64_t> words_;
   std::uint64_t inserted_ = 0;
+  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 /// counting_bloom's facts (filter.hpp).

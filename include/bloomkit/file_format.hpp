@@ -241,6 +241,7 @@ inline file_info inspect(std::span<const std::byte> bytes) {
   info.version = file.head.version;
   info.hash = file.head.hash;
   info.inserted = file.head.inserted;
+  info.inserted_accuracy = file.head.accuracy;
   info.capacity = file.head.capacity;
   info.target_fpr = file.head.target_fpr;
   info.header_bytes = file.head.header_bytes;

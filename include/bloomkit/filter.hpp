@@ -53,6 +53,38 @@ constexpr std::string_view to_string(filter_kind kind) noexcept {
   return "unknown";
 }
 
+/// What a filter's inserted() is. Insert calls are counted exactly, but
+/// set algebra and foreign formats lose the count: an intersection of two
+/// filters holds at most min(a, b) of their keys (often far fewer), and a
+/// filter read from a Parquet file only has the distinct values its bits
+/// suggest. Files record which (docs/FORMAT.md, "flags"), so a tool never
+/// prints a bound or a guess as a count.
+enum class count_accuracy : std::uint8_t {
+  exact = 0,      ///< insert calls counted (duplicates included; merges add)
+  at_most = 1,    ///< an upper bound of the keys held (an intersection's smaller input count)
+  estimated = 2,  ///< an estimate of the distinct keys (for example from the bits set)
+};
+
+/// "exact", "at_most" or "estimated" (what `bloomkit info --json` prints).
+constexpr std::string_view to_string(count_accuracy a) noexcept {
+  switch (a) {
+    case count_accuracy::exact: return "exact";
+    case count_accuracy::at_most: return "at_most";
+    case count_accuracy::estimated: return "estimated";
+  }
+  return "unknown";
+}
+
+/// The accuracy of a sum of two counts (a merge, or inserts after a bound):
+/// an estimate stays an estimate, a bound plus a count is a bound.
+constexpr count_accuracy combine_sum(count_accuracy a, count_accuracy b) noexcept {
+  return static_cast<count_accuracy>(std::max(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
+}
+/// The accuracy of an intersection's min(a, b): at best an upper bound.
+constexpr count_accuracy combine_min(count_accuracy a, count_accuracy b) noexcept {
+  return combine_sum(combine_sum(a, b), count_accuracy::at_most);
+}
+
 /// The kind named `name` (as to_string spells it), or nullopt.
 constexpr std::optional<filter_kind> parse_filter_kind(std::string_view name) noexcept {
   for (int id = 1; id <= 9; ++id) {

@@ -372,23 +372,26 @@ class standard_bloom_view : public detail::standard_bloom_reader<standard_bloom_
   /// Views `words` (exactly ceil(bits / 64) of them, the bits past m zero)
   /// as a filter with `params`. Throws bloomkit::error when they disagree.
   standard_bloom_view(const standard_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted)
-      : params_(params), words_(words), inserted_(inserted) {
+                      std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact)
+      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {
     detail::validate(params_);
     detail::require_standard_payload(params_, words_, errc::corrupt);
   }
   standard_bloom_view(detail::trusted_t, const standard_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted) noexcept
-      : params_(params), words_(words), inserted_(inserted) {}
+                      std::uint64_t inserted, count_accuracy accuracy) noexcept
+      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {}
 
   [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
+  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
 
  private:
   standard_bloom_params params_;
   std::span<const std::uint64_t> words_;
   std::uint64_t inserted_;
+  count_accuracy accuracy_;
 };
 
 /// An owning standard Bloom filter. Queries and statistics come from
@@ -413,8 +416,10 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   }
 
   /// A filter from existing words (loading); validated like a view.
-  standard_bloom(const standard_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted)
-      : params_(params), words_(std::move(words)), inserted_(inserted) {
+  /// `accuracy` says what `inserted` is (a count unless told otherwise).
+  standard_bloom(const standard_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted,
+                 count_accuracy accuracy = count_accuracy::exact)
+      : params_(params), words_(std::move(words)), inserted_(inserted), accuracy_(accuracy) {
     detail::validate(params_);
     detail::require_standard_payload(params_, words_, errc::corrupt);
   }
@@ -502,40 +507,48 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   }
 
   /// Union (bitwise OR). Throws errc::mismatch naming the differing field
-  /// unless bits, k and hash_spec are equal. inserted() becomes the sum.
+  /// unless bits, k and hash_spec are equal. inserted() becomes the sum
+  /// (exact when both were: combine_sum).
   standard_bloom& merge(const standard_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "merge");
     const auto theirs = other.words();
     for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= theirs[i];
     inserted_ += other.inserted();
+    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
     return *this;
   }
   standard_bloom& merge(const standard_bloom& other) { return merge(other.view()); }
 
   /// Intersection (bitwise AND); same checks as merge. inserted() becomes the
-  /// smaller count.
+  /// smaller count, which is only an upper bound of the keys both hold:
+  /// inserted_accuracy() is count_accuracy::at_most from then on.
   standard_bloom& intersect(const standard_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "intersect");
     const auto theirs = other.words();
     for (std::size_t i = 0; i < words_.size(); ++i) words_[i] &= theirs[i];
     inserted_ = std::min(inserted_, other.inserted());
+    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
     return *this;
   }
   standard_bloom& intersect(const standard_bloom& other) { return intersect(other.view()); }
 
-  /// All bits zero, inserted() zero.
+  /// All bits zero, inserted() zero (and exact again).
   void clear() noexcept {
     std::fill(words_.begin(), words_.end(), 0);
     inserted_ = 0;
+    accuracy_ = count_accuracy::exact;
   }
 
   /// A read-only view of this filter (valid while it lives).
   [[nodiscard]] standard_bloom_view view() const noexcept {
-    return standard_bloom_view(detail::trusted, params_, words_, inserted_);
+    return standard_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
   }
   [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+  /// Whether inserted() is a count, an upper bound (after intersect) or an
+  /// estimate; inserts and merges keep the weaker of the two.
+  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
 
  private:
   // build_parallel (parallel_build.hpp) writes the words directly, each
@@ -545,6 +558,7 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   standard_bloom_params params_;
   std::vector<std::uint64_t> words_;
   std::uint64_t inserted_ = 0;
+  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 /// standard_bloom's facts (filter.hpp).

@@ -56,6 +56,7 @@ nb::dict info_dict(const file_info& info) {
   d["hash"] = algorithm_name(info.hash);
   d["hash_seed"] = info.hash.seed;
   d["inserted"] = info.inserted;
+  d["inserted_accuracy"] = std::string(to_string(info.inserted_accuracy));
   d["capacity"] = info.capacity;
   d["target_fpr"] = info.target_fpr;
   d["header_bytes"] = info.header_bytes;

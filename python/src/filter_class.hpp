@@ -357,7 +357,22 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             const auto lock = self.read_lock();
             return self.read([](const auto& f) { return f.inserted(); });
           },
-          "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.")
+          "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.\n"
+          "See inserted_accuracy: after an intersection it is only an upper bound.")
+      .def_prop_ro(
+          "inserted_accuracy",
+          [](const W& self) {
+            const auto lock = self.read_lock();
+            return self.read([](const auto& f) {
+              if constexpr (requires { f.inserted_accuracy(); }) {
+                return std::string(bloomkit::to_string(f.inserted_accuracy()));
+              } else {
+                return std::string("exact");
+              }
+            });
+          },
+          "What `inserted` is: \"exact\" (a count), \"at_most\" (an upper bound: an intersection keeps the\n"
+          "smaller input's count) or \"estimated\" (from the bits set, e.g. a filter taken from Parquet).")
       .def_prop_ro(
           "capacity",
           [](const W& self) {

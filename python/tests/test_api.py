@@ -76,6 +76,13 @@ def test_merge_and_intersect(cls):
     d = a.copy()
     d &= b
     assert d.to_bytes() == i.to_bytes()
+    # The intersection's count is the smaller input's: only an upper bound
+    # (250 keys are common here), and it says so, also after a round trip.
+    assert (a.inserted_accuracy, u.inserted_accuracy) == ("exact", "exact")
+    assert i.inserted == 500 and i.inserted_accuracy == "at_most"
+    assert type(i).from_bytes(i.to_bytes()).inserted_accuracy == "at_most"
+    i.clear()
+    assert i.inserted_accuracy == "exact"
 
 
 @pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)

@@ -28,6 +28,8 @@ struct filter_summary {
   std::uint64_t capacity = 0;
   double target_fpr = 0;
   std::uint64_t inserted = 0;
+  /// What `inserted` is: a count, an upper bound (an intersection) or an estimate.
+  count_accuracy inserted_accuracy = count_accuracy::exact;
   std::uint64_t size_bytes = 0;
   std::optional<double> fill_ratio;
   double estimated_cardinality = 0;  ///< may be +infinity (every bit set)
@@ -55,6 +57,7 @@ filter_summary summarize_one(const F& f, filter_kind kind) {
   s.capacity = f.capacity();
   s.target_fpr = f.target_fpr();
   s.inserted = f.inserted();
+  if constexpr (requires { f.inserted_accuracy(); }) s.inserted_accuracy = f.inserted_accuracy();
   s.size_bytes = f.size_in_bytes();
   if constexpr (has_fill_ratio<F>) s.fill_ratio = f.fill_ratio();
   s.estimated_cardinality = f.estimated_cardinality();
@@ -73,7 +76,7 @@ inline filter_summary summarize(const any_filter_view& filter) {
 
 /// The JSON fields of a summary, in the documented order (README.md,
 /// "Command-line tool"): kind, bits, k, blocks, hash, seed, capacity,
-/// target_fpr, inserted, size_bytes, bits_per_key, fill_ratio,
+/// target_fpr, inserted, inserted_accuracy, size_bytes, bits_per_key, fill_ratio,
 /// estimated_cardinality, estimated_fpr, design_fpr, saturated. Callers
 /// may append more fields.
 inline json_object summary_json(const filter_summary& s) {
@@ -87,6 +90,7 @@ inline json_object summary_json(const filter_summary& s) {
       .field("capacity", s.capacity)
       .field("target_fpr", s.target_fpr)
       .field("inserted", s.inserted)
+      .field("inserted_accuracy", to_string(s.inserted_accuracy))
       .field("size_bytes", s.size_bytes)
       .field("bits_per_key", s.bits_per_key())
       .field("fill_ratio", s.fill_ratio)
@@ -95,6 +99,21 @@ inline json_object summary_json(const filter_summary& s) {
       .field("design_fpr", s.design_fpr)
       .field("saturated", s.saturated);
   return o;
+}
+
+/// `inserted` in words for people: "1200 (insert calls, duplicates
+/// included)", "at most 300 (...)" or "about 3030 (...)".
+inline std::string inserted_words(std::uint64_t inserted, count_accuracy accuracy) {
+  switch (accuracy) {
+    case count_accuracy::at_most:
+      return "at most " + std::to_string(inserted) +
+             " (an upper bound, not a count: an intersection holds at most its smaller input's keys, often far fewer)";
+    case count_accuracy::estimated:
+      return "about " + std::to_string(inserted) + " (estimated from the bits set: the source did not record a count)";
+    case count_accuracy::exact:
+      break;
+  }
+  return std::to_string(inserted) + " (insert calls, duplicates included)";
 }
 
 }  // namespace bloomkit::cli

@@ -89,7 +89,8 @@ int run_info(const info_options& o) {
           .field("seed", info.hash.seed)
           .field("capacity", info.capacity)
           .field("target_fpr", info.target_fpr)
-          .field("inserted", info.inserted);
+          .field("inserted", info.inserted)
+          .field("inserted_accuracy", to_string(info.inserted_accuracy));
     }
     line.field("file", o.file)
         .field("format_version", info.version)
@@ -114,7 +115,7 @@ int run_info(const info_options& o) {
                              ? " (all stages; the first was sized for " + std::to_string(info.capacity) + ")"
                              : ""));
     row("target FPR", percent(info.target_fpr));
-    row("inserted", std::to_string(info.inserted) + " (insert calls, duplicates included)");
+    row("inserted", inserted_words(info.inserted, info.inserted_accuracy));
     row("file size", std::to_string(info.file_bytes) + " bytes (payload " + std::to_string(info.payload_bytes) + ")");
     if (summary) {
       row("bits per key", format_double(summary->bits_per_key()) + " (at capacity)");

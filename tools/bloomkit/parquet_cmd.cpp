@@ -226,8 +226,9 @@ int run_extract(const parquet_options& o) {
   // point. Record what the file does say: the chunk's value count as the
   // capacity (the writer inserted at most that many), the FPR the formula
   // gives at that count, and, as inserted, the distinct values estimated
-  // from the bits (never more than the value count). Not 0 beside an
-  // estimate of thousands, and not a capacity made up from a 1 % rule.
+  // from the bits (never more than the value count), marked as an estimate
+  // (inserted_accuracy "estimated"). Not 0 beside an estimate of thousands,
+  // and not a capacity made up from a 1 % rule.
   const split_block_bloom& bits = filter->filter;
   const auto values = static_cast<std::uint64_t>(
       std::max<std::int64_t>(1, file.metadata().row_groups[o.row_group].columns[c].num_values));
@@ -239,7 +240,7 @@ int run_extract(const parquet_options& o) {
                                 1e-300, 0.999999);
   const split_block_bloom truthful(block_filter_params{bits.num_blocks(), 8, values, fpr, bits.hash()},
                                    std::vector<split_block_bloom::block_type>(bits.blocks().begin(), bits.blocks().end()),
-                                   inserted);
+                                   inserted, count_accuracy::estimated);
   bloomkit::save(truthful, std::filesystem::path(o.output));
   std::fprintf(stderr,
                "wrote %s: split_block_bloom, %llu bytes, fill %.4f; capacity %llu (the chunk's values), inserted %llu "

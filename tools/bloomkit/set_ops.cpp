@@ -14,7 +14,9 @@
 // may answer "maybe" more often than a filter built from the common keys
 // (Broder and Mitzenmacher 2004, "Network applications of Bloom filters",
 // section 2.2). inserted() of a union is the sum of the inputs' counts and
-// of an intersection their minimum, as the library defines.
+// of an intersection their minimum, as the library defines; the minimum is
+// only an upper bound of the common keys, so the file records it as one
+// (inserted_accuracy "at_most", format version 2) and `info` prints "at most".
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -135,9 +137,14 @@ int run_set_op(set_op op, const set_options& o) {
   }
   save(result, o.output);
   if (!o.json && !o.quiet) {
-    std::fprintf(stderr, "bloomkit: wrote %s: %s of %zu filters, %llu inserted, estimated FPR %.4g%%\n",
-                 o.output.c_str(), op == set_op::merge ? "union" : "intersection", o.inputs.size(),
-                 static_cast<unsigned long long>(summary.inserted), 100 * summary.estimated_fpr);
+    const std::string count = summary.inserted_accuracy == count_accuracy::exact
+                                  ? std::to_string(summary.inserted) + " inserted"
+                                  : summary.inserted_accuracy == count_accuracy::at_most
+                                        ? "at most " + std::to_string(summary.inserted) + " keys"
+                                        : "about " + std::to_string(summary.inserted) + " keys";
+    std::fprintf(stderr, "bloomkit: wrote %s: %s of %zu filters, %s, estimated FPR %.4g%%\n", o.output.c_str(),
+                 op == set_op::merge ? "union" : "intersection", o.inputs.size(), count.c_str(),
+                 100 * summary.estimated_fpr);
   }
   if (summary.saturated) {
     std::fprintf(stderr,

@@ -2,6 +2,7 @@
 // by web/server.mjs on a free port, Debian's Chromium driven by
 // playwright-core (no browser download; flags from TOOLCHAIN.md keep it off
 // the network), and the native reference program built by web/build.sh.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,10 +19,14 @@ const expectedProgram = path.join(artefactDir, 'expected');
 const chromiumPath = process.env.BLOOMKIT_CHROMIUM ?? '/usr/bin/chromium';
 
 /** What the C++ library computes natively for a playground state. */
-export function expected({ kind = 'standard', m = 1024, k = 3, n = 200, seed = '1', tick = 0, fill = false }) {
+export function expected({ kind = 'standard', m = 1024, k = 3, n = 200, seed = '1', tick = 0, fill = false,
+  inserts = 0, removeAt = [], kChart = false }) {
   if (!existsSync(expectedProgram)) throw new Error(`${expectedProgram} is missing: run web/build.sh first`);
   const args = ['--kind', kind, '--m', String(m), '--k', String(k), '--n', String(n), '--seed', String(seed), '--tick', String(tick)];
   if (fill) args.push('--fill');
+  if (inserts) args.push('--inserts', String(inserts));
+  if (removeAt.length) args.push('--remove-at', removeAt.join(','));
+  if (kChart) args.push('--k-chart');
   return JSON.parse(execFileSync(expectedProgram, args, { encoding: 'utf8' }));
 }
 
@@ -104,3 +109,39 @@ export async function figures(page) {
     link: await page.getAttribute('#state-link', 'href'),
   };
 }
+
+/** Waits until the page has drawn what the last action changed. */
+export const settle = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+export const tickOf = (page) => page.evaluate(() => Number(document.getElementById('tick').textContent.replace(/[^0-9]/g, '')));
+
+/** Asserts that the page's figures match the native library's for `state`. */
+export async function assertMatchesNative(page, state) {
+  const shown = await figures(page);
+  const native = expected({ ...state, tick: shown.tick });
+  assert.equal(shown.bits, native.bits, 'm');
+  assert.equal(shown.inserted, native.inserted, 'keys inserted');
+  assert.equal(shown.setBits, native.set_bits, `bits set at tick ${shown.tick}`);
+  assert.equal(shown.queries, native.queries, 'queries');
+  assert.equal(shown.falsePositives, native.false_positives, 'false positives');
+  // Not only as many bits: the same bits, from the same keys.
+  assert.equal(await page.evaluate(() => window.bloomkitWordsHex()), native.words_hex, `bit array at tick ${shown.tick}`);
+  if (native.counters_hex !== undefined) {
+    assert.equal(await page.evaluate(() => window.bloomkitCountersHex()), native.counters_hex, `counters at tick ${shown.tick}`);
+  }
+  const last = await page.textContent('#last-line');
+  if (native.inserted > 0) assert.ok(last.includes(`0x${native.last_key}`), `last key 0x${native.last_key} in "${last}"`);
+  if (native.queries > 0) assert.ok(last.includes(`0x${native.last_query_key}`), `last query 0x${native.last_query_key} in "${last}"`);
+  // The page prints three significant digits.
+  if (native.predicted_fpr > 0) {
+    assert.ok(Math.abs(shown.predictedFpr / native.predicted_fpr - 1) < 0.006,
+      `predicted FPR ${shown.predictedFpr} vs ${native.predicted_fpr}`);
+  }
+  return { shown, native };
+}
+
+export async function setField(page, selector, value) {
+  await page.locator(selector).fill(String(value));
+  await page.locator(selector).press('Tab');  // blur: the change event starts a new run
+  await settle(page);
+}
+

@@ -7,43 +7,13 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { artefactDir, expected, figures, load, openBrowser } from './browser.mjs';
+import {
+  artefactDir, assertMatchesNative, expected, figures, load, openBrowser, setField, settle, tickOf,
+} from './browser.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
 after(async () => { await browser?.close(); });
-
-/** Waits until the page has drawn what the last action changed. */
-const settle = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-const tickOf = (page) => page.evaluate(() => Number(document.getElementById('tick').textContent.replace(/[^0-9]/g, '')));
-
-/** Asserts that the page's figures match the native library's for `state`. */
-async function assertMatchesNative(page, state) {
-  const shown = await figures(page);
-  const native = expected({ ...state, tick: shown.tick });
-  assert.equal(shown.bits, native.bits, 'm');
-  assert.equal(shown.inserted, native.inserted, 'keys inserted');
-  assert.equal(shown.setBits, native.set_bits, `bits set at tick ${shown.tick}`);
-  assert.equal(shown.queries, native.queries, 'queries');
-  assert.equal(shown.falsePositives, native.false_positives, 'false positives');
-  // Not only as many bits: the same bits, from the same keys.
-  assert.equal(await page.evaluate(() => window.bloomkitWordsHex()), native.words_hex, `bit array at tick ${shown.tick}`);
-  const last = await page.textContent('#last-line');
-  if (native.inserted > 0) assert.ok(last.includes(`0x${native.last_key}`), `last key 0x${native.last_key} in "${last}"`);
-  if (native.queries > 0) assert.ok(last.includes(`0x${native.last_query_key}`), `last query 0x${native.last_query_key} in "${last}"`);
-  // The page prints three significant digits.
-  if (native.predicted_fpr > 0) {
-    assert.ok(Math.abs(shown.predictedFpr / native.predicted_fpr - 1) < 0.006,
-      `predicted FPR ${shown.predictedFpr} vs ${native.predicted_fpr}`);
-  }
-  return { shown, native };
-}
-
-async function setField(page, selector, value) {
-  await page.locator(selector).fill(String(value));
-  await page.locator(selector).press('Tab');  // blur: the change event starts a new run
-  await settle(page);
-}
 
 describe('the playground page', () => {
   test('loads with the defaults and steps one key at a time', async () => {
@@ -137,22 +107,30 @@ describe('the playground page', () => {
     await page.close();
   });
 
-  test('Saturate fills every bit and drives the measured FPR to 100 %', async () => {
+  test('Saturate keeps the design n, fills every bit and drives the measured FPR to 100 %', async () => {
     const page = await browser.newPage();
     await load(page, `${browser.url}?tick=150`);
     await page.click('#saturate');
+    await settle(page);
     const native = expected({ tick: 0, fill: true });
-    assert.equal(Number(await page.inputValue('#n')), native.keys_to_fill, 'n becomes the keys that fill every bit');
+    assert.ok(native.keys_to_fill > 200, `keys_to_fill ${native.keys_to_fill}`);
+    // n is the filter's capacity and stays; the run inserts past it.
+    assert.equal(await page.inputValue('#n'), '200', 'n stays the design n');
+    assert.equal(await page.textContent('#n-value'), '200');
+    assert.equal(await page.textContent('#total-ticks'), (native.keys_to_fill + 1000).toLocaleString('en-US'));
     await page.waitForFunction(() => document.getElementById('phase').textContent === 'done', null, { timeout: 20000 });
     await settle(page);
     const shown = await figures(page);
+    assert.equal(await page.textContent('#inserted'), `${native.keys_to_fill.toLocaleString('en-US')} / 200`);
     assert.equal(shown.setBits, shown.bits, 'every bit set');
     assert.equal(shown.queries, 1000);
     assert.equal(shown.measuredFpr, 1, 'every query of an absent key is a false positive');
     assert.equal(shown.probeFpr, 1);
     assert.equal(shown.predictedFpr, 1);
-    await assertMatchesNative(page, { n: native.keys_to_fill });
+    const { native: after } = await assertMatchesNative(page, { inserts: native.keys_to_fill });
+    assert.equal(after.saturated, true, 'the library says past capacity');
     assert.equal(await page.textContent('#saturated'), 'yes');
+    assert.match(shown.link, /&n=200&seed=1&saturate=1&tick=\d+$/);
     await page.close();
   });
 

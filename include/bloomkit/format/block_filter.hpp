@@ -55,10 +55,10 @@ struct block_filter_codec {
     return p;
   }
   static filter_type load(const params_type& p, const header& h, std::span<const std::byte> payload) {
-    return filter_type(p, read_items<block_type>(payload), h.inserted);
+    return filter_type(p, read_items<block_type>(payload), h.inserted, h.accuracy);
   }
   static view_type view(const params_type& p, const header& h, std::span<const std::byte> payload) {
-    return view_type(p, items_in_place<block_type>(payload), h.inserted);
+    return view_type(p, items_in_place<block_type>(payload), h.inserted, h.accuracy);
   }
   static void describe(const params_type& p, std::vector<file_param>& out) {
     out.push_back({"blocks", p.blocks});

@@ -46,7 +46,10 @@ struct file_info {
   filter_kind kind{};              ///< which filter the file holds
   std::uint32_t version = 0;       ///< format version of the file
   hash_spec hash{};                ///< hash the filter was built with
-  std::uint64_t inserted = 0;      ///< insert calls counted when it was saved
+  std::uint64_t inserted = 0;      ///< insert calls counted when it was saved (see inserted_accuracy)
+  /// What `inserted` is: a count (format version 1), or, in version 2, an
+  /// upper bound (an intersection) or an estimate (a Parquet extract).
+  count_accuracy inserted_accuracy = count_accuracy::exact;
   std::uint64_t capacity = 0;      ///< design number of keys
   double target_fpr = 0.0;         ///< design false-positive rate
   std::uint64_t header_bytes = 0;  ///< header length = offset of the payload (a multiple of 64)
@@ -85,8 +88,12 @@ namespace detail::format {
 /// `type`, and no text file starts this way.
 inline constexpr std::array<std::byte, 8> magic = {std::byte{0x89}, std::byte{'B'},  std::byte{'L'},  std::byte{'M'},
                                                    std::byte{'\r'}, std::byte{'\n'}, std::byte{0x1A}, std::byte{'\n'}};
-/// The newest version this reader understands (and the one it writes).
-inline constexpr std::uint32_t current_version = 1;
+/// The newest version this reader understands. Writers write the oldest
+/// version that can express the filter: 1, unless inserted() is not an
+/// exact count (version 2 gives offset 14 that meaning; docs/FORMAT.md).
+inline constexpr std::uint32_t current_version = 2;
+/// The version that added the `inserted_accuracy` byte at offset 14.
+inline constexpr std::uint32_t accuracy_version = 2;
 /// Bytes before the kind's parameters.
 inline constexpr std::size_t fixed_header_bytes = 72;
 /// The payload starts at a multiple of this many bytes from the file start.
@@ -101,6 +108,8 @@ inline constexpr std::size_t version = 8;
 inline constexpr std::size_t kind = 12;
 inline constexpr std::size_t hash_algorithm = 13;
 inline constexpr std::size_t reserved = 14;
+/// Version 2: the first reserved byte says what `inserted` is (count_accuracy).
+inline constexpr std::size_t inserted_accuracy = 14;
 inline constexpr std::size_t hash_seed = 16;
 inline constexpr std::size_t header_bytes = 24;
 inline constexpr std::size_t params_bytes = 28;
@@ -159,6 +168,8 @@ struct common_fields {
   std::uint64_t inserted = 0;
   std::uint64_t capacity = 0;
   double target_fpr = 0.0;
+  /// What `inserted` is; anything but exact makes the file version 2.
+  count_accuracy accuracy = count_accuracy::exact;
 };
 
 /// The fixed header, decoded and checked (see parse_header).
@@ -169,6 +180,7 @@ struct header {
   std::uint32_t header_bytes = 0;
   std::uint32_t params_bytes = 0;
   std::uint64_t inserted = 0;
+  count_accuracy accuracy = count_accuracy::exact;  ///< version 2's offset 14; exact in version 1
   std::uint64_t capacity = 0;
   double target_fpr = 0.0;
   std::uint64_t payload_bytes = 0;
@@ -455,8 +467,22 @@ inline header parse_header(std::span<const std::byte> bytes, checksum_mode mode)
   if (!h.header_checksum_ok && mode == checksum_mode::enforce) {
     fail(errc::checksum, "the header checksum does not match: the header was altered after it was written");
   }
-  if (bytes[offset::reserved] != std::byte{0} || bytes[offset::reserved + 1] != std::byte{0}) {
-    fail(errc::corrupt, "field 'reserved' (offset 14) must be zero");
+  if (h.version < accuracy_version) {
+    if (bytes[offset::reserved] != std::byte{0} || bytes[offset::reserved + 1] != std::byte{0}) {
+      fail(errc::corrupt, "field 'reserved' (offset 14) must be zero");
+    }
+  } else {
+    // Version 2 exists only to say that `inserted` is not a count: an exact
+    // count is written as version 1, so the encoding stays canonical.
+    const auto accuracy = std::to_integer<std::uint8_t>(bytes[offset::inserted_accuracy]);
+    if (accuracy != static_cast<std::uint8_t>(count_accuracy::at_most) &&
+        accuracy != static_cast<std::uint8_t>(count_accuracy::estimated)) {
+      fail(errc::corrupt, "field 'inserted_accuracy' (offset 14) = " + std::to_string(accuracy) +
+                              " in a version 2 file; it must be 1 (at most) or 2 (estimated), and an exact count is "
+                              "written as version 1");
+    }
+    h.accuracy = static_cast<count_accuracy>(accuracy);
+    if (bytes[offset::reserved + 1] != std::byte{0}) fail(errc::corrupt, "field 'reserved' (offset 15) must be zero");
   }
   for (std::size_t i = offset::params + h.params_bytes; i < checksum_at; ++i) {
     if (bytes[i] != std::byte{0}) fail(errc::corrupt, "header padding byte at offset " + std::to_string(i) + " is not zero");
@@ -494,7 +520,9 @@ class header_builder {
                                               " parameter bytes, above the limit of " + std::to_string(max_params_bytes));
     }
     std::memcpy(bytes_.data(), magic.data(), magic.size());
-    store_le(bytes_.data() + offset::version, current_version);
+    const bool exact = common.accuracy == count_accuracy::exact;
+    store_le(bytes_.data() + offset::version, exact ? std::uint32_t{1} : accuracy_version);
+    bytes_[offset::inserted_accuracy] = static_cast<std::byte>(common.accuracy);
     bytes_[offset::kind] = static_cast<std::byte>(kind);
     bytes_[offset::hash_algorithm] = static_cast<std::byte>(common.hash.algorithm);
     store_le(bytes_.data() + offset::hash_seed, common.hash.seed);

@@ -54,12 +54,12 @@ struct format_codec<counting_bloom> : detail::format::word_payload<counting_bloo
   static filter_type load(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {
     auto words = detail::format::read_items<std::uint64_t>(payload);
     check_tail(p, words.back());
-    return filter_type(p, std::move(words), h.inserted);
+    return filter_type(p, std::move(words), h.inserted, h.accuracy);
   }
   static view_type view(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {
     const auto words = detail::format::items_in_place<std::uint64_t>(payload);
     check_tail(p, words.back());
-    return view_type(p, words, h.inserted);
+    return view_type(p, words, h.inserted, h.accuracy);
   }
   static void describe(const params_type& p, std::vector<file_param>& out) {
     out.push_back({"counters", p.counters});

@@ -179,7 +179,10 @@ common_fields common_of(const Source& f) {
   if constexpr (requires { Codec::common(f); }) {
     return Codec::common(f);
   } else {
-    return {f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
+    common_fields c{f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
+    // Kinds whose count can stop being exact (set algebra) say so.
+    if constexpr (requires { f.inserted_accuracy(); }) c.accuracy = f.inserted_accuracy();
+    return c;
   }
 }
 
@@ -331,6 +334,11 @@ Decoded&& require_header_agrees(const header& head, Decoded&& decoded) {
   if (c.inserted != head.inserted) {
     fail(errc::corrupt, prefix + "inserted' = " + std::to_string(head.inserted) + ", but this " + kind + " holds " +
                             std::to_string(c.inserted));
+  }
+  if (c.accuracy != head.accuracy) {
+    // Only kinds with set algebra keep a count that is not exact.
+    fail(errc::corrupt, prefix + "inserted_accuracy' = " + std::string(to_string(head.accuracy)) + ", but a " + kind +
+                            " records its count as " + std::string(to_string(c.accuracy)));
   }
   if (c.capacity != head.capacity) {
     fail(errc::corrupt, prefix + "capacity' = " + std::to_string(head.capacity) + ", but this " + kind + " implies " +

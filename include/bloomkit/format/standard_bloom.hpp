@@ -47,13 +47,13 @@ struct format_codec<standard_bloom> : detail::format::word_payload<standard_bloo
   static filter_type load(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {
     auto words = detail::format::read_items<std::uint64_t>(payload);
     check_tail(p, words.back());
-    return filter_type(p, std::move(words), h.inserted);
+    return filter_type(p, std::move(words), h.inserted, h.accuracy);
   }
   /// A view whose words are `payload` itself (little-endian host, aligned).
   static view_type view(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {
     const auto words = detail::format::items_in_place<std::uint64_t>(payload);
     check_tail(p, words.back());
-    return view_type(p, words, h.inserted);
+    return view_type(p, words, h.inserted, h.accuracy);
   }
   static void describe(const params_type& p, std::vector<file_param>& out) {
     out.push_back({"bits", p.bits});
