@@ -13,10 +13,12 @@
 #include <span>
 #include <vector>
 
+#include "bloomkit/binary_fuse.hpp"
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/hash_batch.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/split_block_bloom.hpp"
+#include "bloomkit/ribbon.hpp"
 #include "bloomkit/standard_bloom.hpp"
 
 namespace {
@@ -168,6 +170,76 @@ TEST(HashPaths, BlockedKeyedBatchesMatchSingleCalls) {
 }
 TEST(HashPaths, StandardKeyedBatchesMatchSingleCalls) {
   check_keyed_batches(bloomkit::standard_bloom(2000, 0.01, hash_spec{hash_algorithm::xxh64, 99}));
+}
+
+/// A static filter's keyed batch (may_contain_keys: the chunked hasher, then
+/// the kind's pipeline over seeded hashes) answers as may_contain on each
+/// key and as may_contain_many on the keys' hashes, under every kernel, for
+/// lengths around the pipeline's window and the hasher's chunk.
+template <class Filter>
+void check_static_keyed_batches(const Filter& filter, hash_spec spec) {
+  kernel_guard guard;
+  const auto all = values(3000);
+  for (kernel k : supported_kernels()) {
+    bloomkit::set_kernel(k);
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9},
+                          std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{3000}}) {
+      const std::span<const std::uint64_t> keys(all.data(), n);
+      std::vector<std::uint64_t> hashes(n);
+      for (std::size_t i = 0; i < n; ++i) hashes[i] = hash_key(keys[i], spec);
+      std::unique_ptr<bool[]> keyed(new bool[n + 1]), hashed(new bool[n + 1]);
+      filter.may_contain_keys(keys, std::span<bool>(keyed.get(), n));
+      filter.may_contain_many(hashes, std::span<bool>(hashed.get(), n));
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(keyed[i], filter.may_contain(keys[i])) << to_string(k) << " n=" << n << " i=" << i;
+        ASSERT_EQ(hashed[i], keyed[i]) << to_string(k) << " n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
+/// The first 1000 of `all` are in the filter: half of the queries are members.
+std::vector<std::uint64_t> member_hashes(hash_spec spec) {
+  std::vector<std::uint64_t> out;
+  for (auto v : values(1000)) out.push_back(hash_key(v, spec));
+  return out;
+}
+
+TEST(HashPaths, BinaryFuseKeyedBatchesMatchSingleCalls) {
+  const hash_spec spec{};  // XXH3, seed 0
+  for (std::uint32_t arity : {3u, 4u}) {
+    bloomkit::binary_fuse_options options;
+    options.arity = arity;
+    check_static_keyed_batches(bloomkit::binary_fuse8(member_hashes(spec), options), spec);
+    check_static_keyed_batches(bloomkit::binary_fuse16(member_hashes(spec), options), spec);
+    check_static_keyed_batches(bloomkit::binary_fuse(member_hashes(spec), 8, options), spec);
+  }
+  check_static_keyed_batches(bloomkit::binary_fuse8(std::span<const std::uint64_t>{}), spec);  // empty
+}
+TEST(HashPaths, RibbonKeyedBatchesMatchSingleCalls) {
+  check_static_keyed_batches(bloomkit::ribbon(member_hashes(hash_spec{})), hash_spec{});
+}
+
+/// Pins the answers of the static filters' query paths (single, batched,
+/// keyed) for a fixed build and fixed probes: a digest of the answer bits.
+/// Recorded before the batch path was rewritten (commit 91ef788); a change
+/// here changes what stored filters answer.
+TEST(HashPaths, StaticFilterAnswersArePinned) {
+  const hash_spec spec{};
+  const auto probes = values(3000);
+  const auto digest = [&](const auto& filter) {
+    std::vector<unsigned char> bits(probes.size());
+    for (std::size_t i = 0; i < probes.size(); ++i) bits[i] = filter.may_contain(probes[i]) ? 1 : 0;
+    std::unique_ptr<bool[]> out(new bool[probes.size()]);
+    filter.may_contain_keys(std::span<const std::uint64_t>(probes), std::span<bool>(out.get(), probes.size()));
+    for (std::size_t i = 0; i < probes.size(); ++i) EXPECT_EQ(out[i], bits[i] == 1) << i;
+    return XXH64(bits.data(), bits.size(), 0);
+  };
+  EXPECT_EQ(digest(bloomkit::binary_fuse8(member_hashes(spec))), 0x43b657cd9f5dbd3fULL) << "binary_fuse8";
+  bloomkit::binary_fuse_options four;
+  four.arity = 4;
+  EXPECT_EQ(digest(bloomkit::binary_fuse16(member_hashes(spec), four)), 0xcae7de7a5c4fa7b2ULL) << "binary_fuse16 4-wise";
+  EXPECT_EQ(digest(bloomkit::ribbon(member_hashes(spec))), 0x7885fe66729eeaf6ULL) << "ribbon";
 }
 
 }  // namespace

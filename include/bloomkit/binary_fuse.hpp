@@ -74,6 +74,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/hash_batch.hpp"
 
 namespace bloomkit {
 
@@ -132,6 +133,11 @@ template <std::unsigned_integral F>
 constexpr F fuse_fingerprint(std::uint64_t h) noexcept {
   return static_cast<F>(h ^ (h >> 32));
 }
+
+/// Keys in flight in a batched lookup. Each key touches `arity` lines, so 8
+/// keys keep 24-32 lines requested, about what the core tracks (see
+/// detail/simd_batch.hpp on choosing a window).
+inline constexpr std::size_t fuse_batch_window = 8;
 
 /// The layout Graf and Lemire's fits give for n distinct keys (§5), grown
 /// by `growth` steps (the header comment: factor x (17/16)^growth, and at
@@ -200,6 +206,36 @@ void validate(const binary_fuse_params& p) {
 
 namespace detail {
 
+/// A lookup's view of a typed filter: the fields a probe reads, with S * L
+/// multiplied once (a batch builds it once for all its keys). `x` is a
+/// seeded hash. Why a struct: lookups are bound by the multiplier port (the
+/// remix is two 64-bit multiplies, the first slot a 64x64->128 one), and the
+/// former code multiplied S * L inside every lookup (GCC did not hoist it
+/// past the empty-filter test); on a hash, a lookup now does the work of
+/// xor_singleheader's binary_fuse8_contain and no more (BENCHMARKS.md).
+template <std::unsigned_integral F>
+struct fuse_prober {
+  const F* fingerprints;
+  std::uint64_t segment_length;
+  std::uint64_t segment_count_length;  ///< S * L: the range of the first slot
+  std::uint32_t arity;
+
+  /// The XOR of x's slots equals its fingerprint: the filter's answer for x.
+  [[nodiscard]] bool matches(std::uint64_t x) const noexcept {
+    std::uint64_t at[4];
+    fuse_positions(x, arity, segment_length, segment_count_length, at);
+    F acc = static_cast<F>(fingerprints[at[0]] ^ fingerprints[at[1]] ^ fingerprints[at[2]]);
+    if (arity == 4) acc = static_cast<F>(acc ^ fingerprints[at[3]]);
+    return acc == fuse_fingerprint<F>(x);
+  }
+  /// Requests the lines of x's slots.
+  void prefetch_slots(std::uint64_t x) const noexcept {
+    std::uint64_t at[4];
+    fuse_positions(x, arity, segment_length, segment_count_length, at);
+    for (std::uint32_t i = 0; i < arity; ++i) prefetch(fingerprints + at[i]);
+  }
+};
+
 /// The query code of a typed binary fuse filter, shared by
 /// basic_binary_fuse<F> and basic_binary_fuse_view<F>; the statistics come
 /// from static_facade. D provides params() and fingerprints().
@@ -207,23 +243,23 @@ template <class D, std::unsigned_integral F>
 class binary_fuse_reader : public static_facade<D> {
  public:
   static constexpr const char* kind_name = "binary_fuse";
+  /// test_pipelined calls hash_at(0), hash_at(1), ... in order, once each, so
+  /// keyed batches hash in chunks (detail/facade.hpp, hashes_in_order).
+  static constexpr bool hash_at_in_order = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Never false for a key the filter was built from.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
     const binary_fuse_params& p = self().params();
     if (p.keys == 0) return false;
-    const auto fingerprints = self().fingerprints();
-    const std::uint64_t x = seeded_hash(h, p.seed);
-    std::uint64_t at[4];
-    fuse_positions(x, p.arity, p.segment_length, segment_count_length(), at);
-    F acc = static_cast<F>(fingerprints[at[0]] ^ fingerprints[at[1]] ^ fingerprints[at[2]]);
-    if (p.arity == 4) acc = static_cast<F>(acc ^ fingerprints[at[3]]);
-    return acc == fuse_fingerprint<F>(x);
+    return prober().matches(seeded_hash(h, p.seed));
   }
 
-  /// The batch core: computes the slots of a window of hashes ahead and
-  /// prefetches them, so their cache misses overlap.
+  /// The batch core: the prefetch pipeline of detail/simd_batch.hpp over
+  /// seeded hashes, so each key is hashed and remixed once (the slots are
+  /// computed twice, for the prefetch and for the test: one multiply, less
+  /// than a ring of three positions costs), and the slots of the next
+  /// fuse_batch_window keys are requested while the current one is tested.
   template <class HashAt>
   void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
     const binary_fuse_params& p = self().params();
@@ -231,18 +267,12 @@ class binary_fuse_reader : public static_facade<D> {
       std::fill(out, out + n, false);
       return;
     }
-    const auto fingerprints = self().fingerprints();
-    constexpr std::size_t window = 8;
-    const auto fetch = [&](std::uint64_t h) {
-      std::uint64_t at[4];
-      fuse_positions(seeded_hash(h, p.seed), p.arity, p.segment_length, segment_count_length(), at);
-      for (std::uint32_t i = 0; i < p.arity; ++i) prefetch(&fingerprints[at[i]]);
-    };
-    for (std::size_t i = 0; i < std::min(window, n); ++i) fetch(hash_at(i));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) fetch(hash_at(i + window));
-      out[i] = may_contain_hash(hash_at(i));
-    }
+    const fuse_prober<F> probe = prober();
+    const std::uint64_t seed = p.seed;
+    prefetch_pipeline<fuse_batch_window>(
+        n, [&](std::size_t i) { return seeded_hash(hash_at(i), seed); },
+        [&](std::uint64_t x) { probe.prefetch_slots(x); },
+        [&](std::size_t i, std::uint64_t x) { out[i] = probe.matches(x); });
   }
 
   [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
@@ -254,8 +284,10 @@ class binary_fuse_reader : public static_facade<D> {
 
  private:
   [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
-  [[nodiscard]] std::uint64_t segment_count_length() const noexcept {
-    return std::uint64_t{self().params().segment_count} * self().params().segment_length;
+  [[nodiscard]] fuse_prober<F> prober() const noexcept {
+    const binary_fuse_params& p = self().params();
+    return {self().fingerprints().data(), p.segment_length, std::uint64_t{p.segment_count} * p.segment_length,
+            p.arity};
   }
 };
 
@@ -482,6 +514,8 @@ template <class D>
 class binary_fuse_any_reader : public static_facade<D> {
  public:
   static constexpr const char* kind_name = "binary_fuse";
+  /// The typed batch core inside calls hash_at in order (see binary_fuse_reader).
+  static constexpr bool hash_at_in_order = true;
 
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
     return std::visit([h](const auto& f) { return f.may_contain_hash(h); }, self().typed());

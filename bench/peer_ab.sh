@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# bench/peer_ab.sh - ../shared/peer-bench with a "before" build of bloomkit in the
+# same process, so a change is measured against its base in ONE run (the
+# machine is shared and noisy; figures are compared only within one run).
+#
+#   PEERS=DIR bench/peer_ab.sh [BASE_COMMIT]     # from the project root; BASE defaults to main
+#   build/peer-ab/peer_bench_ab --sizes 1e6 --low-fpr-size 1e6 --skip-static --rounds 5
+#
+# It builds peer-bench's harness.cpp (the peers and bloomkit at -march=native)
+# and bloomkit_v2.cpp (this tree at the release flags, -march=x86-64-v2) as
+# ../shared/peer-bench/build.sh does, plus a third translation unit: BASE's
+# include/ (exported with git archive into the build folder) at the release
+# flags, with `bloomkit` #defined to `bloomkit_before` so that the two copies
+# of the header-only library are distinct symbols. Its rows are labelled
+# "bloomkit-before[v2+dispatch]". The harness is patched in the build folder
+# only (one declaration and two calls); the peers' sources stay in PEERS,
+# outside the tree (see ../shared/peer-bench/build.sh for the layout).
+set -euo pipefail
+ROOT=$(pwd)
+SH=${PEER_BENCH:-$ROOT/../shared/peer-bench}
+PEERS=${PEERS:?set PEERS to the folder holding the peers sources (../shared/peer-bench/build.sh)}
+BASE=${1:-main}
+OUT=${BUILD:-$ROOT/build/peer-ab}
+CXX=${CXX:-g++}
+[ -f "$SH/harness.cpp" ] || { echo "peer_ab: no $SH/harness.cpp" >&2; exit 1; }
+rm -rf "$OUT/base" && mkdir -p "$OUT/base"
+git -C "$ROOT" archive "$BASE" include | tar -x -C "$OUT/base"
+git -C "$ROOT" rev-parse --short "$BASE" > "$OUT/base/COMMIT"
+cat > "$OUT/bloomkit_before.cpp" <<'SRC'
+#include "common.hpp"
+#define bloomkit bloomkit_before
+#include "bloomkit/bloomkit.hpp"
+#define BK_NS bk_before
+#include "bk_contestants.hpp"
+SRC
+DECL='namespace pb { namespace bk_before { void add_dynamic(std::vector<contestant>\&, const workload\&, double, const std::string\&, bool, const std::string\&); void add_static(std::vector<static_contestant>\&, const workload\&, const std::string\&); } }'
+sed -e 's|^\(  if (o.v2) bk_v2::add_dynamic(all, w, fpr, "bloomkit\[v2+dispatch\]", true, only);\)$|\1\n  if (o.v2) bk_before::add_dynamic(all, w, fpr, "bloomkit-before[v2+dispatch]", true, only);|' \
+    -e 's|^\(  if (o.v2) bk_v2::add_static(all, w, "bloomkit\[v2+dispatch\]");\)$|\1\n  if (o.v2) bk_before::add_static(all, w, "bloomkit-before[v2+dispatch]");|' \
+    -e "0,/^namespace pb {\$/s||$DECL\nnamespace pb {|" \
+    "$SH/harness.cpp" > "$OUT/harness_ab.cpp"
+[ "$(grep -c bk_before "$OUT/harness_ab.cpp")" = 3 ] || { echo "peer_ab: harness.cpp changed shape; patch it by hand" >&2; exit 1; }
+BOOST_INC=""
+for r in bloom core config container_hash mp11 assert throw_exception static_assert type_traits describe; do
+  [ -d "$PEERS/boostorg+$r/include" ] || { echo "peer_ab: missing $PEERS/boostorg+$r" >&2; exit 1; }
+  BOOST_INC="$BOOST_INC -I$PEERS/boostorg+$r/include"
+done
+FF="$PEERS/FastFilter+fastfilter_cpp"
+COMMON="-std=c++20 -O3 -DNDEBUG -Wall -Wno-unused-function -Wno-sign-compare"
+set -x
+$CXX $COMMON -march=native -I"$SH" -I"$ROOT/include" $BOOST_INC -I"$FF/src" -I"$PEERS/FastFilter+xor_singleheader/include" \
+  -c "$OUT/harness_ab.cpp" -o "$OUT/harness.o"
+$CXX $COMMON -march=x86-64-v2 -I"$SH" -I"$ROOT/include" -c "$SH/bloomkit_v2.cpp" -o "$OUT/v2.o"
+$CXX $COMMON -march=x86-64-v2 -I"$SH" -I"$OUT/base/include" -c "$OUT/bloomkit_before.cpp" -o "$OUT/before.o"
+$CXX "$OUT/harness.o" "$OUT/v2.o" "$OUT/before.o" -o "$OUT/peer_bench_ab" -lbloom
