@@ -49,6 +49,7 @@ from ._bloomkit import (
     ReadOnlyError,
     ClosedError,
     KeyOverflowError,
+    FullError,
     # files
     load,
     open,
@@ -76,7 +77,8 @@ for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, Scalab
              SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
              Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
              TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
-             ConstructionError, UnsupportedError, OutOfMemoryError, ReadOnlyError, ClosedError, KeyOverflowError):
+             ConstructionError, UnsupportedError, OutOfMemoryError, ReadOnlyError, ClosedError, KeyOverflowError,
+             FullError):
     try:
         _cls.__module__ = "bloomkit"
     except (AttributeError, TypeError):  # pragma: no cover - a type that refuses it keeps its name
@@ -182,6 +184,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "MismatchError", "HashMismatchError", "FileError", "FormatError",
     "TruncatedError", "CorruptError", "ChecksumError", "UnsupportedVersionError", "UnknownKindError",
     "ConstructionError", "UnsupportedError", "OutOfMemoryError", "ReadOnlyError", "ClosedError", "KeyOverflowError",
+    "FullError",
 ]
 
 from . import parquet  # noqa: E402  (needs the classes above)
