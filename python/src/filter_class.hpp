@@ -739,6 +739,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
             self.writable().clear();
           },
           "Remove every key: all bits zero, inserted zero.");
+  bind_test_and_add<F>(cls);
   if constexpr (mergeable_with<F, F>) {
     bind_merge<F>(cls);
   } else {
