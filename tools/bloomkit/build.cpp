@@ -58,7 +58,7 @@ struct build_options {
   std::optional<std::uint64_t> bits;
   std::optional<std::uint32_t> hashes;
   std::optional<std::uint64_t> window;
-  std::optional<std::uint64_t> window_seconds;
+  std::optional<std::int64_t> window_seconds;  // signed, so "-5" is refused, not wrapped
   unsigned kmer = 0;
   std::string format = "text";
   unsigned threads = 1;
@@ -361,7 +361,9 @@ int run_build(const build_options& o) {
       throw usage_error("--window-seconds applies to --kind window only (with --window N, the most keys in any "
                         "window of that many seconds)");
     }
-    if (*o.window_seconds == 0) throw usage_error("--window-seconds must be at least 1");
+    if (*o.window_seconds <= 0) {
+      throw usage_error("--window-seconds must be at least 1, got " + std::to_string(*o.window_seconds));
+    }
     if (sequences) throw usage_error("--window-seconds reads TIME<TAB>KEY lines; it does not combine with --kmer");
   }
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
@@ -397,7 +399,8 @@ int run_build(const build_options& o) {
     // ---- a time window: sized by --window and --window-seconds, one pass ---
     const auto t = clock_type::now();
     filter.emplace(std::in_place_type<age_partitioned_bloom>,
-                   age_partitioned_bloom::plan_time_params(*o.window_seconds, *o.window, o.fpr, spec));
+                   age_partitioned_bloom::plan_time_params(static_cast<std::uint64_t>(*o.window_seconds), *o.window,
+                                                           o.fpr, spec));
     auto& w = std::get<age_partitioned_bloom>(*filter);
     times.construct = seconds_since(t);
     progress_bar bar("build", total_bytes, !o.quiet);
@@ -567,12 +570,12 @@ int run_build(const build_options& o) {
     if (w.overflowed_generations() != 0) {
       std::fprintf(stderr,
                    "bloomkit: warning: %llu generations of %llu seconds filled up (more than %llu keys each) before "
-                   "their time ended: more keys than --window %llu arrived within %llu seconds, so keys before them "
+                   "their time ended: more keys than --window %llu arrived within %lld seconds, so keys before them "
                    "were forgotten early (the last %llu keys are still always reported, and the FPR bound holds)\n",
                    static_cast<unsigned long long>(w.overflowed_generations()),
                    static_cast<unsigned long long>(w.params().generation_time),
                    static_cast<unsigned long long>(w.params().generation_keys),
-                   static_cast<unsigned long long>(*o.window), static_cast<unsigned long long>(*o.window_seconds),
+                   static_cast<unsigned long long>(*o.window), static_cast<long long>(*o.window_seconds),
                    static_cast<unsigned long long>(w.guaranteed_window()));
     }
   }

@@ -42,6 +42,7 @@ struct query_options {
   std::vector<std::string> inputs;
   std::string format = "text";
   unsigned kmer = 0;
+  std::optional<std::string> at_text;  // --at, parsed by parse_u64 (CLI11 would wrap "-5" to 2^64 - 5)
   std::optional<std::uint64_t> at;
   bool fraction = false;
   bool count = false;
@@ -298,7 +299,14 @@ int run_bloomkit_query(const query_options& o) {
   return exit_ok;
 }
 
-int run_query(const query_options& o) {
+int run_query(query_options& o) {
+  if (o.at_text) {
+    std::uint64_t at = 0;
+    if (!parse_u64(*o.at_text, at)) {
+      throw usage_error("--at must be a whole number of seconds in [0, 2^64 - 1], got \"" + *o.at_text + "\"");
+    }
+    o.at = at;
+  }
   try {
     return run_bloomkit_query(o);
   } catch (const jvm_stream_file&) {
@@ -330,7 +338,7 @@ void register_query(CLI::App& app, command_table& table) {
   sub->add_option("--kmer", o->kmer,
                   "read screening: per FASTA/FASTQ record, how many of its canonical K-mers the filter may hold "
                   "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files");
-  sub->add_option("--at", o->at,
+  sub->add_option("--at", o->at_text,
                   "time windows (build --window-seconds): answer as of TIME (whole seconds, the clock of the build's "
                   "TIME column); keys older than the window at TIME are absent. Default: the last time the filter saw");
   sub->add_flag("--fraction", o->fraction, "with --kmer: report the fraction per record (the default output)");
