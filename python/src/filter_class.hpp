@@ -44,6 +44,7 @@
 
 #include "bloomkit/file_format.hpp"
 #include "errors.hpp"
+#include "fast_calls.hpp"
 #include "keys.hpp"
 
 namespace bloomkit::python {
@@ -171,12 +172,7 @@ nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes
     nb::gil_scoped_release release;
     std::shared_lock lock(self.sync->mutex);
     self.read([&](const auto& f) {
-      for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
-        f.may_contain_many(h, std::span<bool>(out.data + first, h.size()));
-        if (valid != nullptr) {
-          for (std::size_t j = 0; j < h.size(); ++j) out.data[first + j] = out.data[first + j] && valid[j];
-        }
-      });
+      query_batch_into(f, batch, spec, out.data);
       return 0;
     });
   }
@@ -283,30 +279,6 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
   return 0;
 }
 
-/// `key in f` as the type's sq_contains slot: the interpreter calls it
-/// directly, without looking up and dispatching a __contains__ method, which
-/// is most of the cost of a per-key query. Errors become Python exceptions
-/// here, as nanobind does for methods.
-template <class F>
-int contains_slot(PyObject* self, PyObject* key) {
-  try {
-    const auto& w = *nb::inst_ptr<py_filter<F>>(self);
-    const auto lock = w.read_lock();
-    return w.read([&](const auto& f) { return f.may_contain_hash(hash_object(nb::handle(key), f.hash())); }) ? 1 : 0;
-  } catch (nb::python_error& e) {
-    e.restore();
-  } catch (const nb::builtin_exception& e) {
-    PyErr_SetString(e.type() == nb::exception_type::type_error ? PyExc_TypeError : PyExc_ValueError, e.what());
-  } catch (const py_error& e) {
-    PyErr_SetString(exception_type(e.what), e.message.c_str());
-  } catch (const bloomkit::error& e) {
-    PyErr_SetString(exception_type(e.code()), e.what());
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return -1;
-}
-
 template <class F>
 void release_buffer(PyObject* self, Py_buffer*) {
   if (nb::inst_ready(self)) --nb::inst_ptr<py_filter<F>>(self)->exports;
@@ -325,17 +297,15 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
   static PyType_Slot no_slots[] = {{Py_sq_contains, reinterpret_cast<void*>(&contains_slot<F>)}, {0, nullptr}};
   nb::class_<W> cls(m, name, doc, nb::type_slots(has_single_buffer<F> ? buffer_slots : no_slots));
 
-  auto contains = [](const W& self, nb::handle key) {
-    const auto lock = self.read_lock();
-    return self.read([&](const auto& f) { return f.may_contain_hash(hash_object(key, f.hash())); });
-  };
-  // `key in f` is the sq_contains slot above (no __contains__ method: defining
-  // one would replace the slot with a slower method call).
-  cls.def("may_contain", contains, "key"_a,
-           "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
-           "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
-           "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.")
-      .def(
+  // `key in f` is the sq_contains slot (fast_calls.hpp; no __contains__ method:
+  // defining one would replace the slot with a slower method call), and
+  // may_contain a METH_O method for the same reason.
+  def_meth_o(cls, "may_contain", reinterpret_cast<PyCFunction>(&may_contain_method<F>),
+             "may_contain($self, key, /)\n--\n\n"
+             "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
+             "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
+             "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.");
+  cls.def(
           "may_contain_hash",
           [](const W& self, std::uint64_t h) {
             const auto lock = self.read_lock();
@@ -459,7 +429,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def(
           "save",
           [](const W& self, nb::object path) {
-            const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            const std::string p = fs_path(path);
             const released_section section(self);
             nb::gil_scoped_release release;
             std::shared_lock lock(self.sync->mutex);
@@ -506,7 +476,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def_static(
           "load",
           [](nb::handle path) {
-            const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            const std::string p = fs_path(path);
             nb::gil_scoped_release release;
             return W(load_as<F>(std::filesystem::path(p)));
           },
@@ -589,11 +559,6 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
 template <class F>
 void bind_insertable(nb::class_<py_filter<F>>& cls) {
   using W = py_filter<F>;
-  auto add = [](W& self, nb::handle key) {
-    const auto lock = self.write_lock();
-    F& f = self.writable();
-    f.insert_hash(hash_object(key, f.hash()));
-  };
   auto add_batch = [](W& self, nb::handle keys, bool as_hashes) {
     hash_spec spec{};
     {
@@ -605,22 +570,14 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     nb::gil_scoped_release release;
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
-    std::vector<std::uint64_t> compact;
-    for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
-      if (valid == nullptr) {
-        f.insert_many(h);
-        return;
-      }
-      compact.clear();
-      for (std::size_t j = 0; j < h.size(); ++j) {
-        if (valid[j]) compact.push_back(h[j]);
-      }
-      f.insert_many(compact);
-    });
+    insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { f.insert_many(h); }, true);
   };
-  cls.def("add", add, "key"_a, "Add one key (hashed with this filter's hash_spec; see may_contain for key types).")
-      .def("insert", add, "key"_a, "Same as add.")
-      .def(
+  // add / insert: METH_O methods (fast_calls.hpp), the per-key path without nanobind's dispatch.
+  def_meth_o(cls, "add", reinterpret_cast<PyCFunction>(&add_method<F>),
+             "add($self, key, /)\n--\n\n"
+             "Add one key (hashed with this filter's hash_spec; see may_contain for key types).");
+  def_meth_o(cls, "insert", reinterpret_cast<PyCFunction>(&add_method<F>), "insert($self, key, /)\n--\n\nSame as add.");
+  cls.def(
           "add_hash",
           [](W& self, std::uint64_t h) {
             const auto lock = self.write_lock();
