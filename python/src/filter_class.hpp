@@ -284,6 +284,56 @@ void release_buffer(PyObject* self, Py_buffer*) {
   if (nb::inst_ready(self)) --nb::inst_ptr<py_filter<F>>(self)->exports;
 }
 
+/// The pickle reduction (see __reduce_ex__ below).
+template <class F>
+nb::object reduce_ex(nb::handle py_self, int protocol) {
+  const py_filter<F>& self = *fast_detail::ready<F>(py_self.ptr());
+  nb::module_ package = nb::module_::import_("bloomkit");
+  if constexpr (has_single_buffer<F>) {
+    if (protocol >= 5) {
+      // The header in band, the words out of band (PickleBuffer over
+      // this object's buffer): Dask/Ray send them without a copy.
+      std::string header;
+      std::size_t payload = 0;
+      {
+        const released_section section(self);
+        nb::gil_scoped_release release;
+        std::shared_lock lock(self.sync->mutex);
+        self.read([&](const auto& f) {
+          payload = raw_bytes(f).size();
+          const std::uint64_t total = saved_size(f);
+          prefix_buffer buf(static_cast<std::size_t>(total - payload));
+          std::ostream out(&buf);
+          save(f, out);
+          header = buf.kept();
+          return 0;
+        });
+      }
+      nb::object pickle_buffer(nb::steal(PyPickleBuffer_FromObject(py_self.ptr())));
+      if (!pickle_buffer.is_valid()) throw nb::python_error();
+      return nb::make_tuple(package.attr("_unpickle"),
+                            nb::make_tuple(nb::bytes(header.data(), header.size()), pickle_buffer));
+    }
+  }
+  return nb::make_tuple(package.attr("from_bytes"), nb::make_tuple(encode_bytes(self)));
+}
+
+/// __reduce_ex__ as METH_O. Not a nanobind method: pickle reads it with
+/// getattr, and nanobind's method __get__ does not check that its bound
+/// method was allocated (a segfault when that allocation fails; found by
+/// python/tests/test_faults.py). CPython's method descriptor checks.
+template <class F>
+PyObject* reduce_ex_method(PyObject* self, PyObject* protocol) noexcept {
+  try {
+    const long p = PyLong_AsLong(protocol);
+    if (p == -1 && PyErr_Occurred() != nullptr) return nullptr;
+    return reduce_ex<F>(nb::handle(self), static_cast<int>(p)).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
 /// The class with everything every kind has. `doc` is the class docstring.
 template <class F>
 nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, const char* doc) {
@@ -305,6 +355,10 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
              "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
              "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
              "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.");
+  def_meth_o(cls, "__reduce_ex__", reinterpret_cast<PyCFunction>(&reduce_ex_method<F>),
+             "__reduce_ex__($self, protocol, /)\n--\n\n"
+             "Pickling: protocol 5 sends the words as an out-of-band PickleBuffer (no copy); older protocols\n"
+             "send to_bytes().");
   cls.def(
           "may_contain_hash",
           [](const W& self, std::uint64_t h) {
@@ -486,42 +540,6 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def(
           "__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a,
           "copy.deepcopy(f): same as f.copy().")
-      .def(
-          "__reduce_ex__",
-          [](nb::handle py_self, int protocol) -> nb::object {
-            const W& self = nb::cast<const W&>(py_self);
-            nb::module_ package = nb::module_::import_("bloomkit");
-            if constexpr (has_single_buffer<F>) {
-              if (protocol >= 5) {
-                // The header in band, the words out of band (PickleBuffer over
-                // this object's buffer): Dask/Ray send them without a copy.
-                std::string header;
-                std::size_t payload = 0;
-                {
-                  const released_section section(self);
-                  nb::gil_scoped_release release;
-                  std::shared_lock lock(self.sync->mutex);
-                  self.read([&](const auto& f) {
-                    payload = raw_bytes(f).size();
-                    const std::uint64_t total = saved_size(f);
-                    prefix_buffer buf(static_cast<std::size_t>(total - payload));
-                    std::ostream out(&buf);
-                    save(f, out);
-                    header = buf.kept();
-                    return 0;
-                  });
-                }
-                nb::object pickle_buffer(nb::steal(PyPickleBuffer_FromObject(py_self.ptr())));
-                if (!pickle_buffer.is_valid()) throw nb::python_error();
-                return nb::make_tuple(package.attr("_unpickle"),
-                                      nb::make_tuple(nb::bytes(header.data(), header.size()), pickle_buffer));
-              }
-            }
-            return nb::make_tuple(package.attr("from_bytes"), nb::make_tuple(encode_bytes(self)));
-          },
-          "protocol"_a,
-          "Pickling: protocol 5 sends the words as an out-of-band PickleBuffer (no copy); older protocols\n"
-          "send to_bytes().")
       .def("__repr__", [name](const W& self) {
         const auto lock = self.read_lock();
         if (!self.owned && !self.view) return std::string("<") + name + " (closed)>";

@@ -18,8 +18,25 @@ namespace bloomkit::python {
 void throw_invalid(const std::string& message) { throw bloomkit::error(errc::invalid_argument, message); }
 
 std::string fs_path(nb::handle path) {
+  nb::object text = nb::borrow(path);
+  if (!PyUnicode_Check(path.ptr()) && !PyBytes_Check(path.ptr())) {
+    // os.PathLike: __fspath__ called here, not by PyOS_FSPath, which turns
+    // any failure of the lookup (MemoryError included) into a TypeError.
+    static PyObject* name = nullptr;  // interned once, kept for the process
+    if (name == nullptr && (name = PyUnicode_InternFromString("__fspath__")) == nullptr) throw nb::python_error();
+    PyObject* args[] = {path.ptr()};
+    PyObject* result = PyObject_VectorcallMethod(name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    if (result == nullptr) {
+      if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "expected str, bytes or os.PathLike object, not %.200s", Py_TYPE(path.ptr())->tp_name);
+      }
+      throw nb::python_error();
+    }
+    text = nb::steal(result);
+  }
   PyObject* encoded = nullptr;
-  if (PyUnicode_FSConverter(path.ptr(), &encoded) == 0) throw nb::python_error();
+  if (PyUnicode_FSConverter(text.ptr(), &encoded) == 0) throw nb::python_error();
   const nb::object owner = nb::steal(encoded);
   return std::string(PyBytes_AS_STRING(encoded), static_cast<std::size_t>(PyBytes_GET_SIZE(encoded)));
 }
