@@ -18,6 +18,7 @@
 
 #include <array>
 #include <exception>
+#include <new>
 
 #include "errors.hpp"
 
@@ -77,6 +78,36 @@ PyObject* exception_type(errc code) {
 }
 
 PyObject* exception_type(binding_error code) { return binding_errors[static_cast<std::size_t>(code)].type; }
+
+void set_error_from_current_exception() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* type = PyExc_RuntimeError;
+    switch (e.type()) {
+      case nb::exception_type::type_error: type = PyExc_TypeError; break;
+      case nb::exception_type::value_error: type = PyExc_ValueError; break;
+      case nb::exception_type::buffer_error: type = PyExc_BufferError; break;
+      case nb::exception_type::index_error: type = PyExc_IndexError; break;
+      case nb::exception_type::key_error: type = PyExc_KeyError; break;
+      case nb::exception_type::attribute_error: type = PyExc_AttributeError; break;
+      default: break;
+    }
+    PyErr_SetString(type, e.what());
+  } catch (const py_error& e) {
+    PyErr_SetString(exception_type(e.what), e.message.c_str());
+  } catch (const bloomkit::error& e) {
+    PyErr_SetString(exception_type(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_SystemError, "bloomkit: an unknown C++ exception");
+  }
+}
 
 void bind_errors(nb::module_& m) {
   auto& base = library_errors[0];

@@ -44,6 +44,7 @@
 
 #include "bloomkit/file_format.hpp"
 #include "errors.hpp"
+#include "fast_calls.hpp"
 #include "keys.hpp"
 
 namespace bloomkit::python {
@@ -157,8 +158,9 @@ struct bool_output {
 };
 
 /// may_contain over a batch: out[i] for each key, false for Arrow nulls.
-/// `probe(f, hashes, out)` answers one chunk (default: the kind's
-/// may_contain_many; a time window asks as of a time).
+/// `probe(f, batch, spec, out)` answers the whole batch without the GIL
+/// (default: query_batch_into, the kind's batch calls; a time window asks
+/// as of a time).
 template <class F, class Probe>
 nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes, Probe probe) {
   hash_spec spec{};
@@ -173,12 +175,7 @@ nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes
     nb::gil_scoped_release release;
     std::shared_lock lock(self.sync->mutex);
     self.read([&](const auto& f) {
-      for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
-        probe(f, h, std::span<bool>(out.data + first, h.size()));
-        if (valid != nullptr) {
-          for (std::size_t j = 0; j < h.size(); ++j) out.data[first + j] = out.data[first + j] && valid[j];
-        }
-      });
+      probe(f, batch, spec, out.data);
       return 0;
     });
   }
@@ -186,8 +183,8 @@ nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes
 }
 template <class F>
 nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes) {
-  return query_batch(self, keys, as_hashes, [](const auto& f, std::span<const std::uint64_t> h, std::span<bool> out) {
-    f.may_contain_many(h, out);
+  return query_batch(self, keys, as_hashes, [](const auto& f, const key_batch& b, hash_spec spec, bool* out) {
+    query_batch_into(f, b, spec, out);
   });
 }
 
@@ -291,30 +288,6 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
   return 0;
 }
 
-/// `key in f` as the type's sq_contains slot: the interpreter calls it
-/// directly, without looking up and dispatching a __contains__ method, which
-/// is most of the cost of a per-key query. Errors become Python exceptions
-/// here, as nanobind does for methods.
-template <class F>
-int contains_slot(PyObject* self, PyObject* key) {
-  try {
-    const auto& w = *nb::inst_ptr<py_filter<F>>(self);
-    const auto lock = w.read_lock();
-    return w.read([&](const auto& f) { return f.may_contain_hash(hash_object(nb::handle(key), f.hash())); }) ? 1 : 0;
-  } catch (nb::python_error& e) {
-    e.restore();
-  } catch (const nb::builtin_exception& e) {
-    PyErr_SetString(e.type() == nb::exception_type::type_error ? PyExc_TypeError : PyExc_ValueError, e.what());
-  } catch (const py_error& e) {
-    PyErr_SetString(exception_type(e.what), e.message.c_str());
-  } catch (const bloomkit::error& e) {
-    PyErr_SetString(exception_type(e.code()), e.what());
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return -1;
-}
-
 template <class F>
 void release_buffer(PyObject* self, Py_buffer*) {
   if (nb::inst_ready(self)) --nb::inst_ptr<py_filter<F>>(self)->exports;
@@ -384,6 +357,56 @@ constexpr const char* fill_doc() {
   }
 }
 
+/// The pickle reduction (see __reduce_ex__ below).
+template <class F>
+nb::object reduce_ex(nb::handle py_self, int protocol) {
+  const py_filter<F>& self = *fast_detail::ready<F>(py_self.ptr());
+  nb::module_ package = nb::module_::import_("bloomkit");
+  if constexpr (has_single_buffer<F>) {
+    if (protocol >= 5) {
+      // The header in band, the words out of band (PickleBuffer over
+      // this object's buffer): Dask/Ray send them without a copy.
+      std::string header;
+      std::size_t payload = 0;
+      {
+        const released_section section(self);
+        nb::gil_scoped_release release;
+        std::shared_lock lock(self.sync->mutex);
+        self.read([&](const auto& f) {
+          payload = raw_bytes(f).size();
+          const std::uint64_t total = saved_size(f);
+          prefix_buffer buf(static_cast<std::size_t>(total - payload));
+          std::ostream out(&buf);
+          save(f, out);
+          header = buf.kept();
+          return 0;
+        });
+      }
+      nb::object pickle_buffer(nb::steal(PyPickleBuffer_FromObject(py_self.ptr())));
+      if (!pickle_buffer.is_valid()) throw nb::python_error();
+      return nb::make_tuple(package.attr("_unpickle"),
+                            nb::make_tuple(nb::bytes(header.data(), header.size()), pickle_buffer));
+    }
+  }
+  return nb::make_tuple(package.attr("from_bytes"), nb::make_tuple(encode_bytes(self)));
+}
+
+/// __reduce_ex__ as METH_O. Not a nanobind method: pickle reads it with
+/// getattr, and nanobind's method __get__ does not check that its bound
+/// method was allocated (a segfault when that allocation fails; found by
+/// python/tests/test_faults.py). CPython's method descriptor checks.
+template <class F>
+PyObject* reduce_ex_method(PyObject* self, PyObject* protocol) noexcept {
+  try {
+    const long p = PyLong_AsLong(protocol);
+    if (p == -1 && PyErr_Occurred() != nullptr) return nullptr;
+    return reduce_ex<F>(nb::handle(self), static_cast<int>(p)).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
 /// The class with everything every kind has. `doc` is the class docstring.
 template <class F>
 nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, const char* doc) {
@@ -397,17 +420,19 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
   static PyType_Slot no_slots[] = {{Py_sq_contains, reinterpret_cast<void*>(&contains_slot<F>)}, {0, nullptr}};
   nb::class_<W> cls(m, name, doc, nb::type_slots(has_single_buffer<F> ? buffer_slots : no_slots));
 
-  auto contains = [](const W& self, nb::handle key) {
-    const auto lock = self.read_lock();
-    return self.read([&](const auto& f) { return f.may_contain_hash(hash_object(key, f.hash())); });
-  };
-  // `key in f` is the sq_contains slot above (no __contains__ method: defining
-  // one would replace the slot with a slower method call).
-  cls.def("may_contain", contains, "key"_a,
-           "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
-           "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
-           "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.")
-      .def(
+  // `key in f` is the sq_contains slot (fast_calls.hpp; no __contains__ method:
+  // defining one would replace the slot with a slower method call), and
+  // may_contain a METH_O method for the same reason.
+  def_meth_o(cls, "may_contain", reinterpret_cast<PyCFunction>(&may_contain_method<F>),
+             "may_contain($self, key, /)\n--\n\n"
+             "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
+             "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
+             "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.");
+  def_meth_o(cls, "__reduce_ex__", reinterpret_cast<PyCFunction>(&reduce_ex_method<F>),
+             "__reduce_ex__($self, protocol, /)\n--\n\n"
+             "Pickling: protocol 5 sends the words as an out-of-band PickleBuffer (no copy); older protocols\n"
+             "send to_bytes().");
+  cls.def(
           "may_contain_hash",
           [](const W& self, std::uint64_t h) {
             const auto lock = self.read_lock();
@@ -473,7 +498,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def(
           "save",
           [](const W& self, nb::object path) {
-            const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            const std::string p = fs_path(path);
             const released_section section(self);
             nb::gil_scoped_release release;
             std::shared_lock lock(self.sync->mutex);
@@ -520,7 +545,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def_static(
           "load",
           [](nb::handle path) {
-            const std::string p = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            const std::string p = fs_path(path);
             nb::gil_scoped_release release;
             return W(load_as<F>(std::filesystem::path(p)));
           },
@@ -530,42 +555,6 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def(
           "__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a,
           "copy.deepcopy(f): same as f.copy().")
-      .def(
-          "__reduce_ex__",
-          [](nb::handle py_self, int protocol) -> nb::object {
-            const W& self = nb::cast<const W&>(py_self);
-            nb::module_ package = nb::module_::import_("bloomkit");
-            if constexpr (has_single_buffer<F>) {
-              if (protocol >= 5) {
-                // The header in band, the words out of band (PickleBuffer over
-                // this object's buffer): Dask/Ray send them without a copy.
-                std::string header;
-                std::size_t payload = 0;
-                {
-                  const released_section section(self);
-                  nb::gil_scoped_release release;
-                  std::shared_lock lock(self.sync->mutex);
-                  self.read([&](const auto& f) {
-                    payload = raw_bytes(f).size();
-                    const std::uint64_t total = saved_size(f);
-                    prefix_buffer buf(static_cast<std::size_t>(total - payload));
-                    std::ostream out(&buf);
-                    save(f, out);
-                    header = buf.kept();
-                    return 0;
-                  });
-                }
-                nb::object pickle_buffer(nb::steal(PyPickleBuffer_FromObject(py_self.ptr())));
-                if (!pickle_buffer.is_valid()) throw nb::python_error();
-                return nb::make_tuple(package.attr("_unpickle"),
-                                      nb::make_tuple(nb::bytes(header.data(), header.size()), pickle_buffer));
-              }
-            }
-            return nb::make_tuple(package.attr("from_bytes"), nb::make_tuple(encode_bytes(self)));
-          },
-          "protocol"_a,
-          "Pickling: protocol 5 sends the words as an out-of-band PickleBuffer (no copy); older protocols\n"
-          "send to_bytes().")
       .def("__repr__", [name](const W& self) {
         const auto lock = self.read_lock();
         if (!self.owned && !self.view) return std::string("<") + name + " (closed)>";
@@ -686,11 +675,6 @@ void bind_no_merge(nb::class_<py_filter<F>>& cls);
 template <class F>
 void bind_insertable(nb::class_<py_filter<F>>& cls) {
   using W = py_filter<F>;
-  auto add = [](W& self, nb::handle key) {
-    const auto lock = self.write_lock();
-    F& f = self.writable();
-    insert_one(f, hash_object(key, f.hash()));
-  };
   auto add_batch = [](W& self, nb::handle keys, bool as_hashes) {
     hash_spec spec{};
     {
@@ -703,22 +687,14 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
     const batch_undo<F> undo(f);
-    std::vector<std::uint64_t> compact;
-    for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
-      if (valid == nullptr) {
-        insert_hashes(f, h, undo);
-        return;
-      }
-      compact.clear();
-      for (std::size_t j = 0; j < h.size(); ++j) {
-        if (valid[j]) compact.push_back(h[j]);
-      }
-      insert_hashes(f, compact, undo);
-    });
+    insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); }, true);
   };
-  cls.def("add", add, "key"_a, "Add one key (hashed with this filter's hash_spec; see may_contain for key types).")
-      .def("insert", add, "key"_a, "Same as add.")
-      .def(
+  // add / insert: METH_O methods (fast_calls.hpp), the per-key path without nanobind's dispatch.
+  def_meth_o(cls, "add", reinterpret_cast<PyCFunction>(&add_method<F>),
+             "add($self, key, /)\n--\n\n"
+             "Add one key (hashed with this filter's hash_spec; see may_contain for key types).");
+  def_meth_o(cls, "insert", reinterpret_cast<PyCFunction>(&add_method<F>), "insert($self, key, /)\n--\n\nSame as add.");
+  cls.def(
           "add_hash",
           [](W& self, std::uint64_t h) {
             const auto lock = self.write_lock();

@@ -91,8 +91,12 @@ nb::object query_batch_at(const W& self, nb::handle keys, std::uint64_t now) {
       return 0;
     });
   }
-  return query_batch(self, keys, false, [now](const auto& f, std::span<const std::uint64_t> h, std::span<bool> out) {
-    for (std::size_t j = 0; j < h.size(); ++j) out[j] = f.may_contain_hash_at(h[j], now);
+  return query_batch(self, keys, false, [now](const auto& f, const key_batch& batch, hash_spec spec, bool* out) {
+    for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
+      for (std::size_t j = 0; j < h.size(); ++j) {
+        out[first + j] = (valid == nullptr || valid[j]) && f.may_contain_hash_at(h[j], now);
+      }
+    });
   });
 }
 
