@@ -185,6 +185,14 @@ test_python() {
   say "Python package: build, install into build/venv, pytest"
   "$ROOT/python/venv.sh" test
 }
+test_python_asan() {
+  # The extension built with ASan + UBSan (build/pyext-asan) and pytest run
+  # over it with the sanitizer runtimes preloaded and PYTHONMALLOC=malloc
+  # (python/venv.sh asan). The tests marked slow (millions of keys) are left
+  # to the release step: under ASan they would add minutes for no new path.
+  say "Python package under ASan + UBSan: pytest -m 'not slow' (python/venv.sh asan)"
+  "$ROOT/python/venv.sh" asan -m "not slow"
+}
 test_engines() {
   # bloomkit.spark / bloomkit.dask on real clusters on this machine, loopback
   # only: Spark local-cluster[2,1,1024] (two executor JVMs; needs Java 17)
@@ -296,6 +304,7 @@ cmd_test() {
   step kinds-bench-smoke test_kinds_bench_smoke
   step parquet-duckdb test_parquet_duckdb
   step python test_python
+  step python-asan test_python_asan
   step engines test_engines
   step debug test_debug
   step tsan test_tsan

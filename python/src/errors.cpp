@@ -13,10 +13,12 @@
 //     ReadOnlyError(Error, TypeError)            a write to a filter mapped from a file
 //     ClosedError(Error, ValueError)             a use of a mapped filter after close()
 //     KeyOverflowError(Error, OverflowError)     an int key outside [-2^63, 2^64)
+//     FullError(Error, RuntimeError)             a cuckoo filter has no room (nothing was added)
 #include <nanobind/nanobind.h>
 
 #include <array>
 #include <exception>
+#include <new>
 
 #include "errors.hpp"
 
@@ -49,10 +51,11 @@ std::array<error_class, 13> library_errors = {{
     {"OutOfMemoryError", "An allocation failed; the message names the bytes it needed."},
 }};
 
-std::array<error_class, 3> binding_errors = {{
+std::array<error_class, 4> binding_errors = {{
     {"ReadOnlyError", "A change to a filter mapped read-only from a file (bloomkit.open); copy() it first."},
     {"ClosedError", "A use of a mapped filter after close()."},
     {"KeyOverflowError", "An int key outside [-2**63, 2**64): keys are 8-byte integers."},
+    {"FullError", "A cuckoo filter has no room for another key (its victim slot is taken); nothing was added."},
 }};
 
 PyObject* format_error = nullptr;
@@ -75,6 +78,36 @@ PyObject* exception_type(errc code) {
 }
 
 PyObject* exception_type(binding_error code) { return binding_errors[static_cast<std::size_t>(code)].type; }
+
+void set_error_from_current_exception() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* type = PyExc_RuntimeError;
+    switch (e.type()) {
+      case nb::exception_type::type_error: type = PyExc_TypeError; break;
+      case nb::exception_type::value_error: type = PyExc_ValueError; break;
+      case nb::exception_type::buffer_error: type = PyExc_BufferError; break;
+      case nb::exception_type::index_error: type = PyExc_IndexError; break;
+      case nb::exception_type::key_error: type = PyExc_KeyError; break;
+      case nb::exception_type::attribute_error: type = PyExc_AttributeError; break;
+      default: break;
+    }
+    PyErr_SetString(type, e.what());
+  } catch (const py_error& e) {
+    PyErr_SetString(exception_type(e.what), e.message.c_str());
+  } catch (const bloomkit::error& e) {
+    PyErr_SetString(exception_type(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_SystemError, "bloomkit: an unknown C++ exception");
+  }
+}
 
 void bind_errors(nb::module_& m) {
   auto& base = library_errors[0];
@@ -106,6 +139,8 @@ void bind_errors(nb::module_& m) {
   binding_errors[1].type = make_class(m, binding_errors[1].name, binding_errors[1].doc, with(error, PyExc_ValueError), "closed");
   binding_errors[2].type =
       make_class(m, binding_errors[2].name, binding_errors[2].doc, with(error, PyExc_OverflowError), "key_overflow");
+  binding_errors[3].type =
+      make_class(m, binding_errors[3].name, binding_errors[3].doc, with(error, PyExc_RuntimeError), "full");
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

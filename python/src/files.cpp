@@ -28,10 +28,6 @@ nb::object to_python(any_format_filter&& filter) {
   }, std::move(filter));
 }
 
-std::string fs_path(nb::handle path) {
-  return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
-}
-
 /// A read-only contiguous view of any bytes-like object, released on scope exit.
 class buffer_view {
  public:

@@ -17,6 +17,30 @@ namespace bloomkit::python {
 
 void throw_invalid(const std::string& message) { throw bloomkit::error(errc::invalid_argument, message); }
 
+std::string fs_path(nb::handle path) {
+  nb::object text = nb::borrow(path);
+  if (!PyUnicode_Check(path.ptr()) && !PyBytes_Check(path.ptr())) {
+    // os.PathLike: __fspath__ called here, not by PyOS_FSPath, which turns
+    // any failure of the lookup (MemoryError included) into a TypeError.
+    static PyObject* name = nullptr;  // interned once, kept for the process
+    if (name == nullptr && (name = PyUnicode_InternFromString("__fspath__")) == nullptr) throw nb::python_error();
+    PyObject* args[] = {path.ptr()};
+    PyObject* result = PyObject_VectorcallMethod(name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    if (result == nullptr) {
+      if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "expected str, bytes or os.PathLike object, not %.200s", Py_TYPE(path.ptr())->tp_name);
+      }
+      throw nb::python_error();
+    }
+    text = nb::steal(result);
+  }
+  PyObject* encoded = nullptr;
+  if (PyUnicode_FSConverter(text.ptr(), &encoded) == 0) throw nb::python_error();
+  const nb::object owner = nb::steal(encoded);
+  return std::string(PyBytes_AS_STRING(encoded), static_cast<std::size_t>(PyBytes_GET_SIZE(encoded)));
+}
+
 namespace {
 
 std::string key_type_name(nb::handle x) { return nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr()))).attr("__name__"))); }
@@ -47,7 +71,15 @@ std::uint64_t hash_int(PyObject* key, hash_spec spec) {
 
 std::uint64_t hash_object(nb::handle key, hash_spec spec) {
   PyObject* o = key.ptr();
-  if (PyUnicode_CheckExact(o) || PyUnicode_Check(o)) {
+#if !defined(Py_LIMITED_API)
+  // The common keys first, by exact type: an ASCII str's bytes are its UTF-8
+  // (read in place, no conversion call), then int and bytes.
+  if (PyUnicode_CheckExact(o) && PyUnicode_IS_COMPACT_ASCII(o)) {
+    return hash_bytes(PyUnicode_DATA(o), static_cast<std::size_t>(PyUnicode_GET_LENGTH(o)), spec);
+  }
+#endif
+  if (PyLong_CheckExact(o)) return hash_int(o, spec);
+  if (PyUnicode_Check(o)) {
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(o, &size);
     if (data == nullptr) throw nb::python_error();  // lone surrogates have no UTF-8
@@ -156,8 +188,9 @@ void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
   key_batch::segment s;
   s.count = length;
   if (name == "null") {
-    // Every key null: a zero validity bitmap, no data read.
-    nb::object zeros = numpy().attr("zeros")((length + 7) / 8 + 1, "uint8");
+    // Every key null: a zero validity bitmap; the keys read as one zero byte
+    // each (and then dropped as nulls), so the buffer holds a byte per key.
+    nb::object zeros = numpy().attr("zeros")(length + 8, "uint8");
     const auto v = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(zeros);
     s.kind = key_batch::layout::fixed;
     s.width = 1;
@@ -281,8 +314,18 @@ key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes) {
       }
       batch.owned_hashes.push_back(h);
     }
+  } else if (PyList_Check(x.ptr()) || PyTuple_Check(x.ptr())) {
+    // Items read in place, not through an iterator. The length is read again
+    // at every step and each item is held while it is hashed: a key's buffer
+    // export may run Python code that changes the list.
+    PyObject* seq = x.ptr();
+    const bool list = PyList_Check(seq);
+    batch.owned_hashes.reserve(static_cast<std::size_t>(list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq)));
+    for (Py_ssize_t i = 0; i < (list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq)); ++i) {
+      const nb::object item = nb::borrow(list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i));
+      batch.owned_hashes.push_back(hash_object(item, spec));
+    }
   } else {
-    if (PyList_Check(x.ptr()) || PyTuple_Check(x.ptr())) batch.owned_hashes.reserve(static_cast<std::size_t>(nb::len(x)));
     for (nb::handle item : nb::iter(x)) batch.owned_hashes.push_back(hash_object(item, spec));
   }
   key_batch::segment s;

@@ -85,6 +85,30 @@ key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes = false);
 template <class Fn>
 void for_each_hash_chunk(const key_batch& batch, hash_spec spec, Fn&& fn);
 
+/// Adds every non-null key of `batch` to filter `f`, in key order, hashed
+/// with `spec` (which must be f.hash()): the same filter as one insert per
+/// key. insert_hashes(std::span<const std::uint64_t>) adds hashes (chunks,
+/// or precomputed hashes in place). With `keyed_calls`, aligned 4- and
+/// 8-byte keys without nulls go to the library's keyed batch call
+/// (f.insert_keys) whole instead; pass false where insert_hashes must see
+/// every key (a kind whose batch insert can stop part way). Needs no GIL.
+template <class Filter, class InsertHashes>
+void insert_batch(Filter& f, const key_batch& batch, hash_spec spec, InsertHashes&& insert_hashes, bool keyed_calls);
+
+/// out[i] = f.may_contain(key i) for every key of `batch` (false for an
+/// Arrow null), hashed with `spec` (= f.hash()), by the same routes as
+/// insert_batch. `out` holds batch.total flags. Needs no GIL.
+template <class Filter>
+void query_batch_into(const Filter& f, const key_batch& batch, hash_spec spec, bool* out);
+
+/// A path argument (str, bytes or os.PathLike) as the bytes the OS takes:
+/// os.fsencode's rules (PyUnicode_FSConverter), so any name os.listdir
+/// returns works. Not nb::cast<std::string>: nanobind's string caster is
+/// noexcept, so a failed allocation inside it would end the process.
+/// Throws nb::python_error (TypeError, ValueError for a NUL, MemoryError)
+/// or std::bad_alloc.
+std::string fs_path(nb::handle path);
+
 /// The error for a validity problem etc. (bloomkit.InvalidArgumentError).
 [[noreturn]] void throw_invalid(const std::string& message);
 

@@ -8,10 +8,6 @@ namespace bloomkit::python {
 
 namespace {
 
-std::string fs_path(nb::handle path) {
-  return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
-}
-
 std::size_t column_of(const parquet::reader& file, nb::handle column) {
   if (PyLong_Check(column.ptr())) {
     const auto i = nb::cast<std::size_t>(column);
