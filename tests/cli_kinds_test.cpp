@@ -102,6 +102,89 @@ TEST(CliWindow, RemembersTheLastNKeysOnly) {
   EXPECT_NE(merged.err.find("do not merge"), std::string::npos) << merged.err;
 }
 
+TEST(CliWindow, TimeWindowForgetsByTheClockOfItsLines) {
+  scratch_dir dir;
+  // One key a second for 10000 seconds; a window of 600 seconds, planned for 1000 keys.
+  std::string lines;
+  for (std::uint64_t t = 0; t < 10'000; ++t) {
+    lines += std::to_string(1'700'000'000 + t) + "\te" + std::to_string(t) + "\n";
+  }
+  write_file(dir / "events.tsv", lines);
+  const auto built = run_cli({"build", "events.tsv", "-o", "w.bkf", "--kind", "window", "--window", "1000",
+                              "--window-seconds", "600", "--fpr", "0.01"}, {}, dir);
+  ASSERT_EQ(built.rc, 0) << built.err;
+  EXPECT_EQ(built.err.find("filled up"), std::string::npos) << built.err;
+  auto w = load_as<age_partitioned_bloom>(std::filesystem::path(dir / "w.bkf"), hash_spec{});
+  EXPECT_EQ(w.params().window, 600u);
+  EXPECT_GT(w.params().generation_time, 0u);
+  EXPECT_EQ(w.state().now, 1'700'009'999u) << "the clock is the last TIME read";
+  // The library's own time-window filter fed the same lines gives the same bytes.
+  age_partitioned_bloom mine(age_partitioned_bloom::plan_time_params(600, 1000, 0.01, hash_spec{}));
+  for (std::uint64_t t = 0; t < 10'000; ++t) {
+    // (Appended, not "e" + to_string(t): GCC 12 -O3 reports a false -Wrestrict for that form.)
+    std::string key = "e";
+    key += std::to_string(t);
+    mine.insert_at(key, 1'700'000'000 + t);
+  }
+  EXPECT_EQ(save_to_bytes(mine), save_to_bytes(w));
+
+  // The last 600 seconds are reported; at a later --at they are gone.
+  write_file(dir / "recent.txt", numbered_keys("e", 10'000 - 600, 600));
+  const auto recent = run_cli({"query", "w.bkf", "-i", "recent.txt", "--count"}, {}, dir);
+  ASSERT_EQ(recent.rc, 0) << recent.err;
+  EXPECT_EQ(std::stoull(recent.out), 600u);
+  const std::string later = std::to_string(1'700'009'999 + w.forgotten_time());
+  const auto gone = run_cli({"query", "w.bkf", "-i", "recent.txt", "--count", "--at", later}, {}, dir);
+  ASSERT_EQ(gone.rc, 0) << gone.err;
+  EXPECT_EQ(std::stoull(gone.out), 0u) << "every generation would have ended by then";
+  const auto one = run_cli({"query", "w.bkf", "e9999", "--at", std::to_string(1'700'009'999 + 300)}, {}, dir);
+  EXPECT_EQ(one.out, "e9999\tmaybe\n");
+
+  // `info` says seconds, not keys, for a time window; keys for a count window.
+  const auto info = run_cli({"info", "w.bkf"}, {}, dir);
+  ASSERT_EQ(info.rc, 0) << info.err;
+  EXPECT_NE(info.out.find("600 seconds (a time window"), std::string::npos) << info.out;
+  EXPECT_EQ(info.out.find("600 keys"), std::string::npos) << info.out;
+  const auto json = run_cli({"info", "w.bkf", "--json"}, {}, dir);
+  EXPECT_NE(json.out.find("\"capacity_unit\":\"seconds\""), std::string::npos) << json.out;
+  write_file(dir / "plain.txt", numbered_keys("p", 0, 100));
+  ASSERT_EQ(run_cli({"build", "plain.txt", "-o", "c.bkf", "--kind", "window", "--window", "50"}, {}, dir).rc, 0);
+  const auto count_info = run_cli({"info", "c.bkf"}, {}, dir);
+  EXPECT_NE(count_info.out.find("50 keys (a count window"), std::string::npos) << count_info.out;
+
+  // Bad input: exit 2 (data) or 1 (usage), and no output file.
+  const std::vector<std::pair<std::string, int>> bad_inputs = {
+      {"5\ta\n4\tb\n", 2},   // time goes backwards
+      {"5\ta\nb\n", 2},       // no TAB
+      {"x5\ta\n", 2},          // not a number
+      {"-5\ta\n", 2},          // negative
+  };
+  for (const auto& [text, rc] : bad_inputs) {
+    write_file(dir / "bad.tsv", text);
+    const auto r = run_cli({"build", "bad.tsv", "-o", "bad.bkf", "--kind", "window", "--window", "10",
+                            "--window-seconds", "60"}, {}, dir);
+    EXPECT_EQ(r.rc, rc) << text << r.err;
+    EXPECT_NE(r.err.find("bad.tsv:"), std::string::npos) << r.err;  // names the file and line
+    EXPECT_FALSE(std::filesystem::exists(dir / "bad.bkf")) << text;
+  }
+  const auto build_x = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"build", "events.tsv", "-o", "x.bkf"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args, {}, dir).rc;
+  };
+  EXPECT_EQ(build_x({"--kind", "window", "--window-seconds", "60"}), 1) << "needs --window";
+  EXPECT_EQ(build_x({"--kind", "blocked", "--window-seconds", "60"}), 1) << "window only";
+  EXPECT_EQ(build_x({"--kind", "window", "--window", "5", "--window-seconds", "0"}), 1);
+  EXPECT_EQ(build_x({"--kind", "window", "--window", "5", "--window-seconds", "-5"}), 1) << "refused, not wrapped";
+  EXPECT_EQ(build_x({"--kind", "window", "--window", "5", "--window-seconds", "9", "--kmer", "5", "--format", "fasta"}),
+            1);
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.bkf"));
+  EXPECT_EQ(run_cli({"query", "c.bkf", "p1", "--at", "5"}, {}, dir).rc, 1) << "--at needs a time window";
+  const auto w_before = read_file(dir / "w.bkf");
+  EXPECT_EQ(run_cli({"query", "w.bkf", "e1", "--at", "-5"}, {}, dir).rc, 1);
+  EXPECT_EQ(read_file(dir / "w.bkf"), w_before) << "a query never changes the file";
+}
+
 TEST(CliDedupe, PrintsEachLineTheFirstTimeInOrder) {
   scratch_dir dir;
   std::string input, expected;

@@ -42,11 +42,16 @@ def keys_range(lo: int, hi: int) -> np.ndarray:
 
 
 class Sampler:
-    """Peak RSS of process trees, sampled in a thread."""
+    """Peak RSS of process trees, sampled in a thread (``roots``: a dict of
+    name to pids, or a callable giving one at each sample). A root named in
+    ``alone`` counts only itself, not its children: the Spark driver JVM of a
+    local-cluster is the parent of the executor JVMs, which are measured as
+    the workers."""
 
-    def __init__(self, roots: dict[str, list[int]]):
+    def __init__(self, roots, alone: frozenset[int] = frozenset()):
         self.roots = roots
-        self.peak = {name: 0 for name in roots}
+        self.alone = alone
+        self.peak: dict[str, int] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -55,7 +60,7 @@ class Sampler:
         for pid in pids:
             try:
                 p = psutil.Process(pid)
-                procs = [p] + p.children(recursive=True)
+                procs = [p] if pid in self.alone else [p] + p.children(recursive=True)
             except psutil.NoSuchProcess:
                 continue
             for q in procs:
@@ -67,7 +72,9 @@ class Sampler:
 
     def _run(self):
         while not self._stop.is_set():
-            for name, pids in self.roots.items():
+            roots = self.roots() if callable(self.roots) else self.roots
+            for name, pids in roots.items():
+                self.peak.setdefault(name, 0)
                 self.peak[name] = max(self.peak[name], self._tree_rss(pids))
             time.sleep(0.05)
 
@@ -118,10 +125,17 @@ def spark_keys(spark, n, parts):
 
 
 def spark_roots(spark):
+    """The driver JVM's pid and its executor JVMs' pids (zombies of executors
+    that already exited are skipped)."""
     driver_jvm = spark.sparkContext._gateway.proc.pid
-    executors = [p.pid for p in psutil.Process(driver_jvm).children(recursive=True)
-                 if "CoarseGrainedExecutorBackend" in " ".join(p.cmdline())]
-    return driver_jvm, executors
+    executors = []
+    for p in psutil.Process(driver_jvm).children(recursive=True):
+        try:
+            if "CoarseGrainedExecutorBackend" in " ".join(p.cmdline()):
+                executors.append(p.pid)
+        except (psutil.ZombieProcess, psutil.NoSuchProcess):
+            pass
+    return driver_jvm, sorted(executors)
 
 
 def bench_spark(n, workers, parts, reference):
@@ -131,9 +145,11 @@ def bench_spark(n, workers, parts, reference):
     try:
         df = spark_keys(spark, n, parts)
         df.limit(1).collect()  # executors up, Python workers started
-        driver_jvm, executors = spark_roots(spark)
-        roots = {"driver": [os.getpid(), driver_jvm]}
-        roots.update({f"worker{i}": [pid] for i, pid in enumerate(executors)})
+        driver_jvm, _ = spark_roots(spark)
+
+        def roots():  # executors are looked up at each sample: Spark may replace one
+            execs = spark_roots(spark)[1]
+            return {"driver": [os.getpid(), driver_jvm], **{f"worker{i}": [pid] for i, pid in enumerate(execs)}}
         # The partition builds alone: the same stage, results reduced to their sizes.
         cls, cap = bloomkit.SplitBlockBloom, n
         schema = pa.schema([("filter", pa.binary())])
@@ -146,7 +162,7 @@ def bench_spark(n, workers, parts, reference):
         t = time.perf_counter()
         df.mapInArrow(part, "filter binary").rdd.map(lambda r: len(r[0])).sum()
         build_only = time.perf_counter() - t
-        with Sampler(roots) as s:
+        with Sampler(roots, alone=frozenset({os.getpid(), driver_jvm})) as s:
             t = time.perf_counter()
             f = bks.build(df, "key", capacity=n, fpr=0.01)
             total = time.perf_counter() - t
@@ -191,7 +207,7 @@ def bench_dask(n, workers, parts, reference):
                  for p in _parts(ddf, "key")]
         dask.compute(*sizes)
         build_only = time.perf_counter() - t
-        with Sampler(roots) as s:
+        with Sampler(roots, alone=frozenset({os.getpid()})) as s:
             t = time.perf_counter()
             f = bkd.build(ddf, "key", capacity=n, fpr=0.01)
             total = time.perf_counter() - t
@@ -282,11 +298,59 @@ def join_prefilter(big, small, workers=2):
         kept = pre.count()
         pre_s, pre_rows = run(pre)
         assert plain == pre_rows
-        return {"big_rows": big, "small_keys": small, "joining_rows": big // 20, "rows_after_prefilter": kept,
+        return {"big_rows": big, "small_keys": small, "joining_rows": min(small, -(-big // 20)), "rows_after_prefilter": kept,
                 "join_s": round(plain_s, 2), "prefiltered_join_s": round(pre_s, 2),
                 "filter_build_s": round(filter_build_s, 2)}
     finally:
         spark.stop()
+
+
+def join_prefilter_dask(big, small, workers=2, parts=8):
+    """The same join as `join_prefilter`, in Dask: a hash (shuffle) join of
+    `big` rows against `small` keys, with and without a semi-join pre-filter."""
+    import dask.dataframe as dd
+    import pandas as pd
+    from distributed import Client, LocalCluster
+
+    def facts_part(b):
+        ids = np.arange(*b, dtype=np.int64)
+        return pd.DataFrame({"key": ids * MULT, "v": ids % 97})
+
+    def dim_part(b):
+        ids = np.arange(*b, dtype=np.int64)
+        return pd.DataFrame({"key": (ids * 20) * MULT, "w": np.ones(len(ids), dtype=np.int64)})
+
+    def bounds(n, p):
+        return [(i * n // p, (i + 1) * n // p) for i in range(p)]
+
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None, memory_limit="6GiB")
+    client = Client(cluster)
+    try:
+        facts = dd.from_map(facts_part, bounds(big, parts)).persist()
+        dim = dd.from_map(dim_part, bounds(small, 2)).persist()
+        facts.key.count().compute()
+        dim.key.count().compute()
+
+        def run(df):
+            t = time.perf_counter()
+            rows = int(df.merge(dim, on="key", broadcast=False, shuffle_method="tasks").v.sum().compute())
+            return time.perf_counter() - t, rows
+
+        plain_s, plain = run(facts)
+        t = time.perf_counter()
+        f = bkd.build(dim, "key", capacity=small, fpr=0.01)
+        filter_build_s = time.perf_counter() - t
+        pre = bkd.semi_join_filter(facts, "key", f)
+        kept = int(pre.key.count().compute())
+        pre_s, pre_rows = run(pre)
+        assert plain == pre_rows
+        return {"engine": "dask", "big_rows": big, "small_keys": small, "joining_rows": min(small, -(-big // 20)),
+                "rows_after_prefilter": kept, "join_s": round(plain_s, 2),
+                "prefiltered_join_s": round(pre_s, 2), "filter_build_s": round(filter_build_s, 2)}
+    finally:
+        client.close()
+        cluster.close()
 
 
 def main():
@@ -314,6 +378,9 @@ def main():
             for w in [int(x) for x in args.workers.split(",")]:
                 fn = bench_spark if engine == "spark" else bench_dask
                 r = fn(n, w, args.partitions, ref)
+                # The tree does partitions - 1 merges; at the measured cost of one
+                # merge, their share of the CPU-seconds the workers had.
+                r["merge_cpu_share_derived"] = round((args.partitions - 1) * m["merge_s"] / (r["seconds"] * w), 3)
                 results["runs"].append(r)
                 emit(r)
         del ref
@@ -321,8 +388,13 @@ def main():
     emit(results["sharded_probe"])
     if args.join:
         big, small = (int(x) for x in args.join.split(","))
-        results["join"] = join_prefilter(big, small)
-        emit(results["join"])
+        engines = args.engines.split(",")
+        if "spark" in engines:
+            results["join"] = join_prefilter(big, small)
+            emit(results["join"])
+        if "dask" in engines:
+            results["join_dask"] = join_prefilter_dask(big, small)
+            emit(results["join_dask"])
     if args.json:
         with open(args.json, "w") as out:
             json.dump(results, out, indent=1)

@@ -1,8 +1,9 @@
 """bloomkit: Bloom filters and their relatives over the bloomkit C++ library.
 
 Every kind is a class: SplitBlockBloom (Parquet's filter), BlockedBloom, StandardBloom,
-CountingBloom (with remove), ScalableBloom (grows), and the static BinaryFuse and Ribbon
-(built once from all keys). Keys hash exactly as in C++ and the CLI: bytes-like as their
+CountingBloom (with remove), ScalableBloom (grows), CuckooFilter (remove at ~log2(1/p) + 3
+bits per key), AgePartitionedBloom (a window of the last N keys or T time units), and the
+static BinaryFuse and Ribbon (built once from all keys). Keys hash exactly as in C++ and the CLI: bytes-like as their
 bytes, str as UTF-8, int as 8 little-endian bytes, float as IEEE-754 double bits, NumPy and
 Arrow arrays element by element at their type's width. A filter built here and one built by
 `bloomkit build` from the same keys are the same file, byte for byte.
@@ -25,8 +26,10 @@ from typing import Any, Union
 from . import _bloomkit
 from ._bloomkit import (
     BinaryFuse,
+    AgePartitionedBloom,
     BlockedBloom,
     CountingBloom,
+    CuckooFilter,
     Ribbon,
     ScalableBloom,
     SplitBlockBloom,
@@ -49,6 +52,7 @@ from ._bloomkit import (
     ReadOnlyError,
     ClosedError,
     KeyOverflowError,
+    FullError,
     # files
     load,
     open,
@@ -65,18 +69,20 @@ from . import sizing
 
 __version__ = "0.1.0"
 
-Filter = Union[SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon]
+Filter = Union[SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon,
+               CuckooFilter, AgePartitionedBloom]
 FilterClass = Union[
     "type[SplitBlockBloom]", "type[BlockedBloom]", "type[StandardBloom]", "type[CountingBloom]",
-    "type[ScalableBloom]", "type[BinaryFuse]", "type[Ribbon]",
+    "type[ScalableBloom]", "type[BinaryFuse]", "type[Ribbon]", "type[CuckooFilter]", "type[AgePartitionedBloom]",
 ]
 
 # help(), repr(type) and tracebacks name the public module, not the extension.
 for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon,
-             SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
+             CuckooFilter, AgePartitionedBloom, SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
              Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
              TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
-             ConstructionError, UnsupportedError, OutOfMemoryError, ReadOnlyError, ClosedError, KeyOverflowError):
+             ConstructionError, UnsupportedError, OutOfMemoryError, ReadOnlyError, ClosedError, KeyOverflowError,
+             FullError):
     try:
         _cls.__module__ = "bloomkit"
     except (AttributeError, TypeError):  # pragma: no cover - a type that refuses it keeps its name
@@ -91,6 +97,8 @@ KINDS: dict[str, Any] = {
     "ribbon": Ribbon,
     "counting": CountingBloom,
     "scalable": ScalableBloom,
+    "cuckoo": CuckooFilter,
+    "window": AgePartitionedBloom,
 }
 
 # Other spellings: the file format's kind names and the class names.
@@ -102,6 +110,8 @@ _ALIASES: dict[str, Any] = {
     "binary_fuse": BinaryFuse,
     "counting_bloom": CountingBloom,
     "scalable_bloom": ScalableBloom,
+    "cuckoo_filter": CuckooFilter,
+    "age_partitioned_bloom": AgePartitionedBloom,
     **{cls.__name__: cls for cls in KINDS.values()},
 }
 
@@ -114,6 +124,8 @@ _DEFAULT_HASH: dict[Any, tuple[str, int]] = {
     ScalableBloom: ("xxh3_64", 0),
     BinaryFuse: ("xxh3_64", 0),
     Ribbon: ("xxh3_64", 0),
+    CuckooFilter: ("xxh3_64", 0),
+    AgePartitionedBloom: ("xxh3_64", 0),
 }
 
 
@@ -132,7 +144,7 @@ def _unpickle(header: Any, payload: Any) -> Any:
 
 def kind(name: str) -> Any:
     """The filter class for a kind name as the CLI spells it ("split-block", "blocked",
-    "standard", "counting", "scalable", "binary-fuse", "ribbon"); the file format's names
+    "standard", "counting", "scalable", "binary-fuse", "ribbon", "cuckoo", "window"); the file format's names
     ("split_block_bloom", ...) and the class names work too. InvalidArgumentError otherwise."""
     cls = KINDS.get(name) or _ALIASES.get(name)
     if cls is None:
@@ -177,11 +189,12 @@ def hash_key(key: Any, kind_or_filter: Any = "split-block") -> int:
 
 __all__ = [
     "SplitBlockBloom", "BlockedBloom", "StandardBloom", "CountingBloom", "ScalableBloom",
-    "BinaryFuse", "Ribbon", "Filter", "KINDS", "kind", "hash_key", "hash_keys",
+    "BinaryFuse", "Ribbon", "CuckooFilter", "AgePartitionedBloom", "Filter", "KINDS", "kind", "hash_key", "hash_keys",
     "from_bytes", "load", "open", "inspect", "sizing", "parquet",
     "Error", "InvalidArgumentError", "MismatchError", "HashMismatchError", "FileError", "FormatError",
     "TruncatedError", "CorruptError", "ChecksumError", "UnsupportedVersionError", "UnknownKindError",
     "ConstructionError", "UnsupportedError", "OutOfMemoryError", "ReadOnlyError", "ClosedError", "KeyOverflowError",
+    "FullError",
 ]
 
 from . import parquet  # noqa: E402  (needs the classes above)

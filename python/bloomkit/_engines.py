@@ -56,6 +56,10 @@ _REFUSED = {
     "(collect the keys or hashes) or use a Bloom kind",
     "ribbon": "a static filter is built once from all keys and cannot be merged; build it in one process "
     "(collect the keys or hashes) or use a Bloom kind",
+    "cuckoo": "cuckoo filters do not merge (each key is one fingerprint in one of two buckets, so two tables "
+    "cannot be combined by OR); build it in one process or use 'counting' for a removable filter that merges",
+    "window": "window (age-partitioned) filters do not merge: the slices of two streams are at different ages; "
+    "feed the stream to one filter in order",
 }
 _CLASS_TO_NAME = {
     "SplitBlockBloom": "split-block",
@@ -65,6 +69,8 @@ _CLASS_TO_NAME = {
     "ScalableBloom": "scalable",
     "BinaryFuse": "binary-fuse",
     "Ribbon": "ribbon",
+    "CuckooFilter": "cuckoo",
+    "AgePartitionedBloom": "window",
 }
 
 

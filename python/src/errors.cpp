@@ -13,6 +13,7 @@
 //     ReadOnlyError(Error, TypeError)            a write to a filter mapped from a file
 //     ClosedError(Error, ValueError)             a use of a mapped filter after close()
 //     KeyOverflowError(Error, OverflowError)     an int key outside [-2^63, 2^64)
+//     FullError(Error, RuntimeError)             a cuckoo filter has no room (nothing was added)
 #include <nanobind/nanobind.h>
 
 #include <array>
@@ -50,10 +51,11 @@ std::array<error_class, 13> library_errors = {{
     {"OutOfMemoryError", "An allocation failed; the message names the bytes it needed."},
 }};
 
-std::array<error_class, 3> binding_errors = {{
+std::array<error_class, 4> binding_errors = {{
     {"ReadOnlyError", "A change to a filter mapped read-only from a file (bloomkit.open); copy() it first."},
     {"ClosedError", "A use of a mapped filter after close()."},
     {"KeyOverflowError", "An int key outside [-2**63, 2**64): keys are 8-byte integers."},
+    {"FullError", "A cuckoo filter has no room for another key (its victim slot is taken); nothing was added."},
 }};
 
 PyObject* format_error = nullptr;
@@ -137,6 +139,8 @@ void bind_errors(nb::module_& m) {
   binding_errors[1].type = make_class(m, binding_errors[1].name, binding_errors[1].doc, with(error, PyExc_ValueError), "closed");
   binding_errors[2].type =
       make_class(m, binding_errors[2].name, binding_errors[2].doc, with(error, PyExc_OverflowError), "key_overflow");
+  binding_errors[3].type =
+      make_class(m, binding_errors[3].name, binding_errors[3].doc, with(error, PyExc_RuntimeError), "full");
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

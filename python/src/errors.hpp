@@ -13,7 +13,7 @@
 namespace bloomkit::python {
 
 /// Errors of the binding itself (not codes of the C++ library).
-enum class binding_error { read_only, closed, key_overflow };
+enum class binding_error { read_only, closed, key_overflow, full };
 
 /// Thrown by binding code; translated like bloomkit::error.
 struct py_error {

@@ -21,6 +21,9 @@ namespace bloomkit::python {
 
 template <class F>
 struct py_filter;  // filter_class.hpp
+/// insert_hash, raising FullError where the kind can fill up (filter_class.hpp).
+template <class F>
+void insert_one(F& f, std::uint64_t h);
 
 /// The C++ exception being handled, as the Python error nanobind would
 /// raise for it (bloomkit.Error subclasses, MemoryError, TypeError, ...).
@@ -73,7 +76,7 @@ PyObject* add_method(PyObject* self, PyObject* key) noexcept {
     auto& w = *fast_detail::ready<F>(self);
     const auto lock = w.write_lock();
     F& f = w.writable();
-    f.insert_hash(hash_object(nb::handle(key), f.hash()));
+    insert_one(f, hash_object(nb::handle(key), f.hash()));
     Py_RETURN_NONE;
   } catch (...) {
     set_error_from_current_exception();

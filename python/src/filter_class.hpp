@@ -158,8 +158,11 @@ struct bool_output {
 };
 
 /// may_contain over a batch: out[i] for each key, false for Arrow nulls.
-template <class F>
-nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes) {
+/// `probe(f, batch, spec, out)` answers the whole batch without the GIL
+/// (default: query_batch_into, the kind's batch calls; a time window asks
+/// as of a time).
+template <class F, class Probe>
+nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes, Probe probe) {
   hash_spec spec{};
   {
     const auto lock = self.read_lock();
@@ -172,11 +175,17 @@ nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes
     nb::gil_scoped_release release;
     std::shared_lock lock(self.sync->mutex);
     self.read([&](const auto& f) {
-      query_batch_into(f, batch, spec, out.data);
+      probe(f, batch, spec, out.data);
       return 0;
     });
   }
   return nb::cast(out.array);
+}
+template <class F>
+nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes) {
+  return query_batch(self, keys, as_hashes, [](const auto& f, const key_batch& b, hash_spec spec, bool* out) {
+    query_batch_into(f, b, spec, out);
+  });
 }
 
 /// Every non-null hash of the batch, in order (static construction, iterables).
@@ -284,6 +293,70 @@ void release_buffer(PyObject* self, Py_buffer*) {
   if (nb::inst_ready(self)) --nb::inst_ptr<py_filter<F>>(self)->exports;
 }
 
+/// A read-only property `name` whose value is fn(filter or view), read with
+/// the GIL held: for O(1) state (counters, parameters).
+template <class F, class Fn>
+void def_state(nb::class_<py_filter<F>>& cls, const char* name, Fn fn, const char* doc) {
+  cls.def_prop_ro(
+      name,
+      [fn](const py_filter<F>& self) {
+        const auto lock = self.read_lock();
+        return self.read(fn);
+      },
+      doc);
+}
+
+/// def_state for O(size) state (fill, estimates): the GIL is released while
+/// fn scans the words, so other threads run meanwhile.
+template <class F, class Fn>
+void def_scan(nb::class_<py_filter<F>>& cls, const char* name, Fn fn, const char* doc) {
+  cls.def_prop_ro(
+      name,
+      [fn](const py_filter<F>& self) {
+        const released_section section(self);
+        nb::gil_scoped_release release;
+        std::shared_lock lock(self.sync->mutex);
+        return self.read(fn);
+      },
+      doc);
+}
+
+/// The kind's parameters as a dict: its own fields (kind_info<F>::fields),
+/// then the design point (incremental kinds) and the hash.
+template <class F, class X>
+nb::dict params_dict(const X& f) {
+  nb::dict d;
+  kind_info<F>::fields(d, f);
+  if constexpr (!kind_traits<F>::is_static) {
+    d["capacity"] = f.capacity();
+    d["target_fpr"] = f.target_fpr();
+  }
+  d["hash"] = algorithm_name(f.hash());
+  d["hash_seed"] = f.hash().seed;
+  return d;
+}
+
+/// The docstring of `capacity` (kind_info<F>::capacity_doc where the kind
+/// counts its capacity in something other than keys).
+template <class F>
+constexpr const char* capacity_doc() {
+  if constexpr (requires { kind_info<F>::capacity_doc; }) {
+    return kind_info<F>::capacity_doc;
+  } else {
+    return "The design number of keys.";
+  }
+}
+
+/// The docstring of `fill_ratio` (kind_info<F>::fill_doc where it means more than bits set).
+template <class F>
+constexpr const char* fill_doc() {
+  if constexpr (requires { kind_info<F>::fill_doc; }) {
+    return kind_info<F>::fill_doc;
+  } else {
+    return "Fraction of bits (counters) set, in [0, 1]. O(size).";
+  }
+}
+
 /// The pickle reduction (see __reduce_ex__ below).
 template <class F>
 nb::object reduce_ex(nb::handle py_self, int protocol) {
@@ -374,84 +447,26 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           "False), or any iterable of keys. The GIL is released while hashing and probing.")
       .def(
           "may_contain_hashes", [](const W& self, nb::handle hashes) { return query_batch(self, hashes, true); },
-          "hashes"_a, "may_contain_many over precomputed uint64 hashes (a NumPy uint64 array or an iterable of ints).")
-      .def_prop_ro(
-          "inserted",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.inserted(); });
-          },
-          "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.")
-      .def_prop_ro(
-          "capacity",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.capacity(); });
-          },
-          "The design number of keys.")
-      .def_prop_ro(
-          "target_fpr",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.target_fpr(); });
-          },
-          "The design false-positive rate.")
-      .def_prop_ro(
-          "estimated_cardinality",
-          [](const W& self) {
-            const released_section section(self);
-            nb::gil_scoped_release release;
-            std::shared_lock lock(self.sync->mutex);
-            return self.read([](const auto& f) { return f.estimated_cardinality(); });
-          },
-          "Distinct keys estimated from the bits set (a static filter knows its key count). O(size).")
-      .def_prop_ro(
-          "estimated_fpr",
-          [](const W& self) {
-            const released_section section(self);
-            nb::gil_scoped_release release;
-            std::shared_lock lock(self.sync->mutex);
-            return self.read([](const auto& f) { return f.estimated_fpr(); });
-          },
-          "The false-positive rate for the bits set now (exact for these bits under a uniform hash). O(size).")
-      .def_prop_ro(
-          "design_fpr",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.design_fpr(); });
-          },
-          "The model false-positive rate at the design capacity, from bloomkit.sizing.")
-      .def_prop_ro(
-          "saturated",
-          [](const W& self) {
-            const released_section section(self);
-            nb::gil_scoped_release release;
-            std::shared_lock lock(self.sync->mutex);
-            return self.read([](const auto& f) { return f.saturated(); });
-          },
-          "True once more distinct keys than the capacity went in (beyond the estimate's noise).")
-      .def_prop_ro(
-          "size_in_bytes",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.size_in_bytes(); });
-          },
-          "Bytes of the filter's words (the file adds a header).")
-      .def_prop_ro(
-          "hash_spec",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return hash_tuple(self.read([](const auto& f) { return f.hash(); }));
-          },
-          "(algorithm, seed): the hash keys go through, 'xxh64' or 'xxh3_64'.")
-      .def_prop_ro(
-          "params",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return kind_info<F>::params(f); });
-          },
-          "The parameters that fix the filter's layout and design point, as a dict.")
-      .def_prop_ro(
+          "hashes"_a, "may_contain_many over precomputed uint64 hashes (a NumPy uint64 array or an iterable of ints).");
+  def_state(cls, "inserted", [](const auto& f) { return f.inserted(); },
+            "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.");
+  def_state(cls, "capacity", [](const auto& f) { return f.capacity(); }, capacity_doc<F>());
+  def_state(cls, "target_fpr", [](const auto& f) { return f.target_fpr(); }, "The design false-positive rate.");
+  def_scan(cls, "estimated_cardinality", [](const auto& f) { return f.estimated_cardinality(); },
+           "Distinct keys estimated from the bits set (a static filter knows its key count). O(size).");
+  def_scan(cls, "estimated_fpr", [](const auto& f) { return f.estimated_fpr(); },
+           "The false-positive rate for the bits set now (exact for these bits under a uniform hash). O(size).");
+  def_state(cls, "design_fpr", [](const auto& f) { return f.design_fpr(); },
+            "The model false-positive rate at the design capacity, from bloomkit.sizing.");
+  def_scan(cls, "saturated", [](const auto& f) { return f.saturated(); },
+           "True once more distinct keys than the capacity went in (beyond the estimate's noise).");
+  def_state(cls, "size_in_bytes", [](const auto& f) { return f.size_in_bytes(); },
+            "Bytes of the filter's words (the file adds a header).");
+  def_state(cls, "hash_spec", [](const auto& f) { return hash_tuple(f.hash()); },
+            "(algorithm, seed): the hash keys go through, 'xxh64' or 'xxh3_64'.");
+  def_state(cls, "params", [](const auto& f) { return params_dict<F>(f); },
+            "The parameters that fix the filter's layout and design point, as a dict.");
+  cls.def_prop_ro(
           "kind", [](const W&) { return std::string(kind_info<F>::cli_name); },
           "The kind's name as the CLI spells it (bloomkit.kind(name) maps it back to this class).")
       .def_prop_ro(
@@ -550,28 +565,111 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             std::snprintf(buf, sizeof buf, ", fill %.1f%%", 100.0 * f.fill_ratio());
             out += buf;
           }
-          std::snprintf(buf, sizeof buf, ", inserted %llu of capacity %llu, fpr %.3g now (target %.3g)",
-                        static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(f.capacity()),
-                        f.estimated_fpr(), f.target_fpr());
+          if constexpr (requires { kind_info<F>::repr_state(f); }) {
+            out += kind_info<F>::repr_state(f);
+          } else {
+            std::snprintf(buf, sizeof buf, ", inserted %llu of capacity %llu",
+                          static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(f.capacity()));
+            out += buf;
+          }
+          std::snprintf(buf, sizeof buf, ", fpr %.3g now (target %.3g)", f.estimated_fpr(), f.target_fpr());
           out += buf;
           if (!self.owned) out += ", read-only mapped";
           return out + ">";
         });
       });
 
-  if constexpr (requires(const F& f) { f.fill_ratio(); }) {
-    cls.def_prop_ro(
-        "fill_ratio",
-        [](const W& self) {
-          const released_section section(self);
-          nb::gil_scoped_release release;
-          std::shared_lock lock(self.sync->mutex);
-          return self.read([](const auto& f) { return f.fill_ratio(); });
-        },
-        "Fraction of bits (counters) set, in [0, 1]. O(size).");
+  if constexpr (has_fill_ratio<F>) {
+    def_scan(cls, "fill_ratio", [](const auto& f) { return f.fill_ratio(); }, fill_doc<F>());
   }
   return cls;
 }
+
+// ---- inserting: the kinds that can fill up (cuckoo) ----------------------------
+
+/// Kinds whose insert can refuse a key because the table is full (cuckoo):
+/// insert_hash returns insert_result instead of nothing.
+template <class F>
+concept fills_up = requires(F& f, std::uint64_t h) {
+  { f.insert_hash(h) } -> std::same_as<insert_result>;
+};
+
+/// bloomkit.FullError for a kind that filled up: says what is full and that nothing changed.
+template <class F>
+py_error full_error(const F& f, std::string_view what) {
+  char figures[160];
+  std::snprintf(figures, sizeof figures, " (load %.4f of %llu slots, victim slot taken)", f.load_factor(),
+                static_cast<unsigned long long>(f.slots()));
+  return py_error{binding_error::full, std::string(to_string(kind_traits<F>::kind)) + ": the filter is full" + figures +
+                                           "; " + std::string(what) +
+                                           ". remove() keys, or build a larger filter (a key added more than 8 "
+                                           "times also fills its two buckets)"};
+}
+
+/// insert_hash, raising FullError (nothing changed) where the kind can fill up.
+template <class F>
+void insert_one(F& f, std::uint64_t h) {
+  if constexpr (fills_up<F>) {
+    if (f.insert_hash(h) == insert_result::full) throw full_error(f, "the key was not added");
+  } else {
+    f.insert_hash(h);
+  }
+}
+
+/// What a batch insert needs to undo itself: for kinds that can fill up, a
+/// copy of the filter taken before the batch (O(size) memory and time per
+/// batch call), so a batch that fills the table is rolled back whole; nothing
+/// for the others, whose batches cannot fail once the keys are hashed.
+template <class F>
+struct batch_undo {
+  explicit batch_undo(const F& f) {
+    if constexpr (fills_up<F>) before.emplace(f);
+  }
+  std::optional<F> before;
+};
+
+/// insert_many, or for a kind that can fill up: the batch up to the key that
+/// found the table full, then the filter restored from `undo` and FullError.
+template <class F>
+void insert_hashes(F& f, std::span<const std::uint64_t> hashes, const batch_undo<F>& undo) {
+  if constexpr (fills_up<F>) {
+    if (f.insert_many(hashes) < hashes.size()) {
+      const py_error full = full_error(f, "the batch was not added (the filter is as it was before the call)");
+      f = *undo.before;
+      throw full;
+    }
+  } else {
+    (void)undo;
+    f.insert_many(hashes);
+  }
+}
+
+// ---- test-and-add -------------------------------------------------------------------
+
+/// Kinds with a one-pass test-and-add (insert_if_absent_hash).
+template <class F>
+concept tests_and_adds = requires(F& f, std::uint64_t h) { f.insert_if_absent_hash(h); };
+
+/// insert_if_absent_hash as a bool: true when the key was certainly absent and
+/// is now stored. A cuckoo filter's `full` (absent, no room) raises FullError.
+template <class F>
+bool insert_if_absent_one(F& f, std::uint64_t h) {
+  if constexpr (fills_up<F>) {
+    const insert_result r = f.insert_if_absent_hash(h);
+    if (r == insert_result::full) throw full_error(f, "the key is absent and was not added");
+    return r == insert_result::inserted;
+  } else {
+    return f.insert_if_absent_hash(h);
+  }
+}
+
+template <class F>
+void bind_test_and_add(nb::class_<py_filter<F>>& cls);
+template <class F>
+  requires mergeable_with<F, F>
+void bind_merge(nb::class_<py_filter<F>>& cls);
+template <class F>
+void bind_no_merge(nb::class_<py_filter<F>>& cls);
 
 /// Adds the calls of incremental kinds (everything but the static filters).
 template <class F>
@@ -588,7 +686,8 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     nb::gil_scoped_release release;
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
-    insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { f.insert_many(h); }, true);
+    const batch_undo<F> undo(f);
+    insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); }, true);
   };
   // add / insert: METH_O methods (fast_calls.hpp), the per-key path without nanobind's dispatch.
   def_meth_o(cls, "add", reinterpret_cast<PyCFunction>(&add_method<F>),
@@ -599,7 +698,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
           "add_hash",
           [](W& self, std::uint64_t h) {
             const auto lock = self.write_lock();
-            self.writable().insert_hash(h);
+            insert_one(self.writable(), h);
           },
           "hash"_a, "Add a precomputed 64-bit hash.")
       .def(
@@ -616,7 +715,19 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
             self.writable().clear();
           },
           "Remove every key: all bits zero, inserted zero.");
+  bind_test_and_add<F>(cls);
+  if constexpr (mergeable_with<F, F>) {
+    bind_merge<F>(cls);
+  } else {
+    bind_no_merge<F>(cls);
+  }
+}
 
+/// merge, intersect and their operators, for the kinds that combine by OR/AND.
+template <class F>
+  requires mergeable_with<F, F>
+void bind_merge(nb::class_<py_filter<F>>& cls) {
+  using W = py_filter<F>;
   // merge / intersect: both locks taken in address order (two threads doing
   // a |= b and b |= a cannot deadlock); the other may be a mapped view.
   auto combine = [](W& self, nb::handle other_handle, bool intersect) {
@@ -715,6 +826,103 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
               return out;
             },
             "other"_a, "`f & other`: a new filter, the intersection of both (same checks as intersect).");
+  }
+}
+
+/// insert_if_absent over a batch: out[i] true where key i was certainly
+/// absent (earlier keys of the batch included) and is now stored; false for
+/// keys that may have been present and for Arrow nulls (skipped). The keys
+/// are hashed and checked first (a bad key changes nothing); a cuckoo filter
+/// that fills up is restored to its state before the call (FullError).
+template <class F>
+nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashes) {
+  hash_spec spec{};
+  {
+    const auto lock = self.read_lock();
+    spec = self.writable().hash();
+  }
+  const key_batch batch = make_batch(keys, spec, as_hashes);
+  bool_output out(batch.total);
+  {
+    const released_section section(self);
+    nb::gil_scoped_release release;
+    std::unique_lock lock(self.sync->mutex);
+    F& f = self.writable();
+    const batch_undo<F> undo(f);
+    for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
+      for (std::size_t j = 0; j < h.size(); ++j) {
+        bool added = false;
+        if (valid == nullptr || valid[j]) {
+          if constexpr (fills_up<F>) {
+            const insert_result r = f.insert_if_absent_hash(h[j]);
+            if (r == insert_result::full) {
+              const py_error full = full_error(f, "the batch was not added (the filter is as it was before the call)");
+              f = *undo.before;
+              throw full;
+            }
+            added = r == insert_result::inserted;
+          } else {
+            added = f.insert_if_absent_hash(h[j]);
+          }
+        }
+        out.data[first + j] = added;
+      }
+    });
+  }
+  return nb::cast(out.array);
+}
+
+/// insert_if_absent, its batch forms, and add_if_absent (the same), where the kind has them.
+template <class F>
+void bind_test_and_add(nb::class_<py_filter<F>>& cls) {
+  if constexpr (tests_and_adds<F>) {
+    using W = py_filter<F>;
+    auto one = [](W& self, nb::handle key) {
+      const auto lock = self.write_lock();
+      F& f = self.writable();
+      return insert_if_absent_one(f, hash_object(key, f.hash()));
+    };
+    cls.def("insert_if_absent", one, "key"_a,
+            "Test-and-add: adds `key` only if it is certainly absent, in one pass over its probes. Returns\n"
+            "True when it was absent (and is now added), False when it may already have been present (then\n"
+            "nothing changed). A false positive of the filter is therefore reported as present and not\n"
+            "added, at the filter's FPR.")
+        .def("add_if_absent", one, "key"_a, "Same as insert_if_absent.")
+        .def(
+            "insert_if_absent_hash",
+            [](W& self, std::uint64_t h) {
+              const auto lock = self.write_lock();
+              return insert_if_absent_one(self.writable(), h);
+            },
+            "hash"_a, "insert_if_absent for a precomputed 64-bit hash.")
+        .def(
+            "insert_if_absent_many", [](W& self, nb::handle keys) { return test_and_add_batch(self, keys, false); },
+            "keys"_a,
+            "insert_if_absent for every key of a batch, in order, as a NumPy bool array (the batch's bitmap):\n"
+            "True where the key was certainly absent, earlier keys of the batch included, and was added, so\n"
+            "a key repeated in the batch is True at most once; False for keys that may have been present and\n"
+            "for Arrow nulls (skipped). Inputs as add_many; the keys are checked first, and the GIL is released.")
+        .def(
+            "insert_if_absent_hashes",
+            [](W& self, nb::handle hashes) { return test_and_add_batch(self, hashes, true); }, "hashes"_a,
+            "insert_if_absent_many over precomputed uint64 hashes.");
+  } else {
+    (void)cls;
+  }
+}
+
+/// merge, intersect and their operators for a kind that does not combine:
+/// each raises UnsupportedError with the library's reason (kind_traits<F>::
+/// no_merge_reason), changing nothing; the methods exist so the reason is
+/// what a user reads, not an AttributeError.
+template <class F>
+void bind_no_merge(nb::class_<py_filter<F>>& cls) {
+  auto refuse = [](nb::handle, nb::handle) -> nb::object {
+    throw bloomkit::error(errc::unsupported, std::string(kind_traits<F>::no_merge_reason));
+  };
+  const char* doc = "Not supported by this kind: raises UnsupportedError with the reason (the filter is unchanged).";
+  for (const char* name : {"merge", "intersect", "__or__", "__ior__", "__and__", "__iand__"}) {
+    cls.def(name, refuse, "other"_a, doc);
   }
 }
 

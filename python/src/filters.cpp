@@ -1,5 +1,6 @@
-// python/src/filters.cpp - bind_filters: the incremental kinds
-// (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom).
+// python/src/filters.cpp - bind_filters: the incremental Bloom kinds
+// (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom):
+// bind_kind<F> (kinds.hpp) makes each class; here only what is each kind's own.
 #include <algorithm>
 
 #include "bloomkit/blocked_bloom.hpp"
@@ -26,32 +27,6 @@ sizing::parquet_writer parse_writer(std::string_view name) {
   if (name == "arrow" || name == "arrow_cpp" || name == "pyarrow") return sizing::parquet_writer::arrow_cpp;
   if (name == "arrow_rs" || name == "arrow-rs" || name == "parquet-rs") return sizing::parquet_writer::arrow_rs;
   throw_invalid("writer must be \"duckdb\", \"arrow_cpp\" or \"arrow_rs\", got \"" + std::string(name) + "\"");
-}
-
-template <class F>
-void bind_block_accessors(nb::class_<py_filter<F>>& cls) {
-  using W = py_filter<F>;
-  cls.def_prop_ro(
-         "num_blocks",
-         [](const W& self) {
-           const auto lock = self.read_lock();
-           return self.read([](const auto& f) { return f.num_blocks(); });
-         },
-         "Number of blocks.")
-      .def_prop_ro(
-          "num_hashes",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.num_hashes(); });
-          },
-          "Bits set per key (k).")
-      .def_prop_ro(
-          "bit_count",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.bit_count(); });
-          },
-          "Bits in the filter.");
 }
 
 constexpr const char* split_block_doc =
@@ -90,30 +65,21 @@ constexpr const char* scalable_doc =
 }  // namespace
 
 void bind_filters(nb::module_& m) {
-  // ---- SplitBlockBloom ------------------------------------------------------
   {
-    using F = split_block_bloom;
-    using W = py_filter<F>;
-    auto cls = bind_filter_common<F>(m, "SplitBlockBloom", split_block_doc);
-    cls.def(
-        "__init__",
-        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
-          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
-        },
-        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh64", "hash_seed"_a = 0,
-        "A filter for `capacity` keys at false-positive rate `fpr` (InvalidArgumentError for capacity 0 or\n"
-        "fpr outside (0, 1)).");
-    cls.def_static(
-           "with_blocks",
-           [](std::uint64_t num_blocks, std::optional<std::uint64_t> capacity, double fpr, std::string_view hash,
-              std::uint64_t hash_seed) {
-             return W(F(block_filter_params{num_blocks, 8, design_capacity(capacity, num_blocks * 256, fpr), fpr,
-                                            make_hash_spec(hash, hash_seed)}));
-           },
-           "num_blocks"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh64",
-           "hash_seed"_a = 0,
-           "A filter of exactly `num_blocks` 32-byte blocks (1 to 2**32). `capacity` and `fpr` are only the\n"
-           "design point (for saturated); capacity defaults to what the bits hold at fpr.")
+    using W = py_filter<split_block_bloom>;
+    bind_kind<split_block_bloom>(m, split_block_doc)
+        .def_static(
+            "with_blocks",
+            [](std::uint64_t num_blocks, std::optional<std::uint64_t> capacity, double fpr, std::string_view hash,
+               std::uint64_t hash_seed) {
+              return W(split_block_bloom(block_filter_params{num_blocks, 8,
+                                                             design_capacity(capacity, num_blocks * 256, fpr), fpr,
+                                                             make_hash_spec(hash, hash_seed)}));
+            },
+            "num_blocks"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh64",
+            "hash_seed"_a = 0,
+            "A filter of exactly `num_blocks` 32-byte blocks (1 to 2**32). `capacity` and `fpr` are only the\n"
+            "design point (for saturated); capacity defaults to what the bits hold at fpr.")
         .def_static(
             "parquet_sized",
             [](std::uint64_t ndv, double fpp, std::string_view writer) {
@@ -140,164 +106,64 @@ void bind_filters(nb::module_& m) {
               return nb::bytes(reinterpret_cast<const char*>(bits.data()), bits.size());
             },
             "The bitset as a Parquet file stores it (32 bytes a block, words little-endian).");
-    bind_block_accessors<F>(cls);
-    bind_insertable<F>(cls);
   }
-
-  // ---- BlockedBloom -----------------------------------------------------------
+  bind_kind<blocked_bloom>(m, blocked_doc)
+      .def_static(
+          "with_blocks",
+          [](std::uint64_t num_blocks, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
+             std::string_view hash, std::uint64_t hash_seed) {
+            const std::uint64_t design = design_capacity(capacity, num_blocks * 512, fpr);
+            return py_filter<blocked_bloom>(
+                blocked_bloom(block_filter_params{num_blocks, k, design, fpr, make_hash_spec(hash, hash_seed)}));
+          },
+          "num_blocks"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
+          "hash_seed"_a = 0,
+          "A filter of exactly `num_blocks` 64-byte blocks with k bits per key (1 to 16). `capacity` and `fpr`\n"
+          "are the design point only.");
+  bind_kind<standard_bloom>(m, standard_doc)
+      .def_static(
+          "with_bits",
+          [](std::uint64_t bits, std::uint32_t k, std::string_view hash, std::uint64_t hash_seed) {
+            return py_filter<standard_bloom>(standard_bloom::with_bits(bits, k, make_hash_spec(hash, hash_seed)));
+          },
+          "bits"_a, "k"_a, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+          "A filter of exactly `bits` bits (1 to 2**63) and k probes (1 to 64); the design point is the\n"
+          "capacity at which k is optimal.");
   {
-    using F = blocked_bloom;
-    using W = py_filter<F>;
-    auto cls = bind_filter_common<F>(m, "BlockedBloom", blocked_doc);
-    cls.def(
-        "__init__",
-        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
-          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
-        },
-        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
-        "A filter for `capacity` keys at false-positive rate `fpr`.");
-    cls.def_static(
-        "with_blocks",
-        [](std::uint64_t num_blocks, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
-           std::string_view hash, std::uint64_t hash_seed) {
-          return W(F(block_filter_params{num_blocks, k, design_capacity(capacity, num_blocks * 512, fpr), fpr,
-                                         make_hash_spec(hash, hash_seed)}));
-        },
-        "num_blocks"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
-        "hash_seed"_a = 0,
-        "A filter of exactly `num_blocks` 64-byte blocks with k bits per key (1 to 16). `capacity` and `fpr`\n"
-        "are the design point only.");
-    bind_block_accessors<F>(cls);
-    bind_insertable<F>(cls);
-  }
-
-  // ---- StandardBloom -----------------------------------------------------------
-  {
-    using F = standard_bloom;
-    using W = py_filter<F>;
-    auto cls = bind_filter_common<F>(m, "StandardBloom", standard_doc);
-    cls.def(
-        "__init__",
-        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
-          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
-        },
-        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
-        "A filter for `capacity` keys at false-positive rate `fpr` (fewest bits over the two integer k).");
-    cls.def_static(
-           "with_bits",
-           [](std::uint64_t bits, std::uint32_t k, std::string_view hash, std::uint64_t hash_seed) {
-             return W(F::with_bits(bits, k, make_hash_spec(hash, hash_seed)));
-           },
-           "bits"_a, "k"_a, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
-           "A filter of exactly `bits` bits (1 to 2**63) and k probes (1 to 64); the design point is the\n"
-           "capacity at which k is optimal.")
-        .def_prop_ro(
-            "bit_count",
-            [](const W& self) {
-              const auto lock = self.read_lock();
-              return self.read([](const auto& f) { return f.bit_count(); });
-            },
-            "Bits in the filter (m).")
-        .def_prop_ro(
-            "num_hashes",
-            [](const W& self) {
-              const auto lock = self.read_lock();
-              return self.read([](const auto& f) { return f.num_hashes(); });
-            },
-            "Probes per key (k).");
-    bind_insertable<F>(cls);
-  }
-
-  // ---- CountingBloom -----------------------------------------------------------
-  {
-    using F = counting_bloom;
-    using W = py_filter<F>;
-    auto cls = bind_filter_common<F>(m, "CountingBloom", counting_doc);
-    cls.def(
-        "__init__",
-        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
-          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
-        },
-        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
-        "A counting filter for `capacity` keys at false-positive rate `fpr`.");
+    using W = py_filter<counting_bloom>;
+    auto cls = bind_kind<counting_bloom>(m, counting_doc);
     cls.def_static(
            "with_counters",
            [](std::uint64_t counters, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
               std::string_view hash, std::uint64_t hash_seed) {
-             return W(F(counting_bloom_params{counters, k, design_capacity(capacity, counters, fpr), fpr,
-                                              make_hash_spec(hash, hash_seed)}));
+             return W(counting_bloom(counting_bloom_params{counters, k, design_capacity(capacity, counters, fpr), fpr,
+                                                           make_hash_spec(hash, hash_seed)}));
            },
            "counters"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
            "hash_seed"_a = 0, "A counting filter of exactly `counters` 4-bit counters and k probes.")
-        .def(
-            "remove",
-            [](W& self, nb::handle key) {
-              const auto lock = self.write_lock();
-              F& f = self.writable();
-              return f.remove_hash(hash_object(key, f.hash())) == remove_result::removed;
-            },
-            "key"_a,
-            "Remove one occurrence of `key`. Returns False, changing nothing, if the key is certainly absent.\n"
-            "Remove only keys you added: removing a false positive would clear other keys' counters.")
-        .def(
-            "count",
-            [](const W& self, nb::handle key) {
-              const auto lock = self.read_lock();
-              return self.read([&](const auto& f) { return f.count_estimate_hash(hash_object(key, f.hash())); });
-            },
-            "key"_a, "An upper bound on how often `key` was added (the smallest of its counters; 15 = saturated).")
         .def(
             "to_standard",
             [](const W& self) {
               const auto lock = self.read_lock();
               return py_filter<standard_bloom>(self.read([](const auto& f) { return f.to_standard_bloom(); }));
             },
-            "The StandardBloom with a bit set where a counter is non-zero: the same answers, a quarter the size.")
-        .def_prop_ro(
-            "saturated_counters",
-            [](const W& self) {
-              const auto lock = self.read_lock();
-              return self.read([](const auto& f) { return f.saturated_counters(); });
-            },
-            "Counters stuck at 15.")
-        .def_prop_ro(
-            "num_hashes",
-            [](const W& self) {
-              const auto lock = self.read_lock();
-              return self.read([](const auto& f) { return f.num_hashes(); });
-            },
-            "Counters per key (k).");
-    bind_insertable<F>(cls);
+            "The StandardBloom with a bit set where a counter is non-zero: the same answers, a quarter the size.");
+    def_state(cls, "saturated_counters", [](const auto& f) { return f.saturated_counters(); }, "Counters stuck at 15.");
   }
-
-  // ---- ScalableBloom -----------------------------------------------------------
   {
-    using F = scalable_bloom;
-    using W = py_filter<F>;
-    auto cls = bind_filter_common<F>(m, "ScalableBloom", scalable_doc);
+    using W = py_filter<scalable_bloom>;
+    auto cls = bind_kind<scalable_bloom>(m, scalable_doc);
     cls.def(
         "__init__",
         [](W* self, std::uint64_t initial_capacity, double fpr, double growth, double tightening, std::string_view hash,
            std::uint64_t hash_seed) {
-          new (self) W(F(initial_capacity, fpr, make_hash_spec(hash, hash_seed), growth, tightening));
+          new (self) W(scalable_bloom(initial_capacity, fpr, make_hash_spec(hash, hash_seed), growth, tightening));
         },
         "initial_capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "growth"_a = 2.0, "tightening"_a = 0.85,
         "hash"_a = "xxh3_64", "hash_seed"_a = 0, "A scalable filter whose first stage holds `initial_capacity` keys.");
-    cls.def_prop_ro(
-           "stages",
-           [](const W& self) {
-             const auto lock = self.read_lock();
-             return self.read([](const auto& f) { return f.stages(); });
-           },
-           "Number of stages (grows as keys are added).")
-        .def_prop_ro(
-            "fpr_bound",
-            [](const W& self) {
-              const auto lock = self.read_lock();
-              return self.read([](const auto& f) { return f.fpr_bound(); });
-            },
-            "The compound FPR bound over every stage, were each filled to its capacity.");
-    bind_insertable<F>(cls);
+    def_state(cls, "stages", [](const auto& f) { return f.stages(); }, "Number of stages (grows as keys are added).");
+    def_state(cls, "fpr_bound", [](const auto& f) { return f.fpr_bound(); },
+              "The compound FPR bound over every stage, were each filled to its capacity.");
   }
 }
 

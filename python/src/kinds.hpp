@@ -1,29 +1,40 @@
-// python/src/kinds.hpp - kind_info<F> for the seven kinds: the Python class
-// name, the CLI's spelling and the parameters as a dict.
+// python/src/kinds.hpp - kind_info<F> for every kind (the Python class name,
+// the CLI's spelling, the kind's own parameter fields) and bind_kind<F>, the
+// one template that makes a kind's Python class.
+//
+// bind_kind<F> derives everything from the library's concepts and traits
+// (bloomkit/filter.hpp): the common surface (bind_filter_common), the
+// (capacity, fpr) constructor where kind_info says the kind has the plain
+// one, the accessors of the capabilities the kind has (has_blocks,
+// has_probe_count, has_bit_array, the static facade), the incremental calls
+// (incremental_filter: add, batches, test-and-add, merge or its refusal),
+// and remove / count where the kind removes. A kind's own .cpp adds only
+// what is its own (exact-parameter constructors, kind-specific state).
 #pragma once
 
 #include "filter_class.hpp"
 
 namespace bloomkit::python {
 
-inline void put_common(nb::dict& d, std::uint64_t capacity, double target_fpr, hash_spec hash) {
-  d["capacity"] = capacity;
-  d["target_fpr"] = target_fpr;
-  d["hash"] = algorithm_name(hash);
-  d["hash_seed"] = hash.seed;
-}
+// ---- kind_info: the per-kind facts ---------------------------------------------
+//
+//   class_name   the Python class          cli_name    `bloomkit build --kind` spelling
+//   fields(d, f) the kind's own entries of `params` (params_dict adds the
+//                design point and the hash)
+//   plain_init   [opt] the kind is built as Class(capacity, fpr=0.01, *, hash, hash_seed)
+//   k_doc        [opt] the docstring of num_hashes (what k counts for this kind)
+//   capacity_doc, fill_doc, repr_state(f)   [opt] see filter_class.hpp
 
 template <>
 struct kind_info<split_block_bloom> {
   static constexpr std::string_view class_name = "SplitBlockBloom";
   static constexpr std::string_view cli_name = "split-block";
+  static constexpr bool plain_init = true;
+  static constexpr const char* k_doc = "Bits set per key (k).";
   template <class X>
-  static nb::dict params(const X& f) {
-    nb::dict d;
+  static void fields(nb::dict& d, const X& f) {
     d["num_blocks"] = f.num_blocks();
     d["k"] = f.num_hashes();
-    put_common(d, f.capacity(), f.target_fpr(), f.hash());
-    return d;
   }
 };
 
@@ -31,9 +42,11 @@ template <>
 struct kind_info<blocked_bloom> {
   static constexpr std::string_view class_name = "BlockedBloom";
   static constexpr std::string_view cli_name = "blocked";
+  static constexpr bool plain_init = true;
+  static constexpr const char* k_doc = "Bits set per key (k).";
   template <class X>
-  static nb::dict params(const X& f) {
-    return kind_info<split_block_bloom>::params(f);
+  static void fields(nb::dict& d, const X& f) {
+    kind_info<split_block_bloom>::fields(d, f);
   }
 };
 
@@ -41,13 +54,11 @@ template <>
 struct kind_info<standard_bloom> {
   static constexpr std::string_view class_name = "StandardBloom";
   static constexpr std::string_view cli_name = "standard";
+  static constexpr bool plain_init = true;
   template <class X>
-  static nb::dict params(const X& f) {
-    nb::dict d;
+  static void fields(nb::dict& d, const X& f) {
     d["bits"] = f.bit_count();
     d["k"] = f.num_hashes();
-    put_common(d, f.capacity(), f.target_fpr(), f.hash());
-    return d;
   }
 };
 
@@ -55,13 +66,12 @@ template <>
 struct kind_info<counting_bloom> {
   static constexpr std::string_view class_name = "CountingBloom";
   static constexpr std::string_view cli_name = "counting";
+  static constexpr bool plain_init = true;
+  static constexpr const char* k_doc = "Counters per key (k).";
   template <class X>
-  static nb::dict params(const X& f) {
-    nb::dict d;
+  static void fields(nb::dict& d, const X& f) {
     d["counters"] = f.counters();
     d["k"] = f.num_hashes();
-    put_common(d, f.capacity(), f.target_fpr(), f.hash());
-    return d;
   }
 };
 
@@ -70,15 +80,12 @@ struct kind_info<scalable_bloom> {
   static constexpr std::string_view class_name = "ScalableBloom";
   static constexpr std::string_view cli_name = "scalable";
   template <class X>
-  static nb::dict params(const X& f) {
-    nb::dict d;
+  static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
     d["initial_capacity"] = p.initial_capacity;
     d["growth"] = p.growth;
     d["tightening"] = p.tightening;
     d["stages"] = f.stages();
-    put_common(d, f.capacity(), f.target_fpr(), f.hash());
-    return d;
   }
 };
 
@@ -87,8 +94,7 @@ struct kind_info<binary_fuse> {
   static constexpr std::string_view class_name = "BinaryFuse";
   static constexpr std::string_view cli_name = "binary-fuse";
   template <class X>
-  static nb::dict params(const X& f) {
-    nb::dict d;
+  static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
     d["fingerprint_bits"] = p.fingerprint_bits;
     d["arity"] = p.arity;
@@ -96,9 +102,6 @@ struct kind_info<binary_fuse> {
     d["segment_count"] = p.segment_count;
     d["seed"] = p.seed;
     d["keys"] = p.keys;
-    d["hash"] = algorithm_name(p.hash);
-    d["hash_seed"] = p.hash.seed;
-    return d;
   }
 };
 
@@ -107,17 +110,138 @@ struct kind_info<ribbon> {
   static constexpr std::string_view class_name = "Ribbon";
   static constexpr std::string_view cli_name = "ribbon";
   template <class X>
-  static nb::dict params(const X& f) {
-    nb::dict d;
+  static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
     d["result_bits"] = p.result_bits;
     d["slots"] = p.slots;
     d["seed"] = p.seed;
     d["keys"] = p.keys;
-    d["hash"] = algorithm_name(p.hash);
-    d["hash_seed"] = p.hash.seed;
-    return d;
   }
 };
+
+template <>
+struct kind_info<cuckoo_filter> {
+  static constexpr std::string_view class_name = "CuckooFilter";
+  static constexpr std::string_view cli_name = "cuckoo";
+  static constexpr const char* fill_doc =
+      "The load factor: stored fingerprints over table slots, in [0, 1] (the victim slot counts as a key).";
+  template <class X>
+  static void fields(nb::dict& d, const X& f) {
+    d["buckets"] = f.buckets();
+    d["fingerprint_bits"] = f.fingerprint_bits();
+    d["slots_per_bucket"] = 4;
+  }
+};
+
+template <>
+struct kind_info<age_partitioned_bloom> {
+  static constexpr std::string_view class_name = "AgePartitionedBloom";
+  static constexpr std::string_view cli_name = "window";
+  static constexpr const char* k_doc = "Slices each key is written to (k); a query looks for k consecutive hits.";
+  static constexpr const char* capacity_doc =
+      "The window asked for: keys for a count window, time units (the caller's clock) for a time window.";
+  template <class X>
+  static void fields(nb::dict& d, const X& f) {
+    const auto& p = f.params();
+    d["k"] = p.k;
+    d["l"] = p.l;
+    d["slice_bits"] = p.slice_bits;
+    d["generation_keys"] = p.generation_keys;
+    d["generation_time"] = p.generation_time;
+    d["window"] = p.window;
+  }
+  /// ", last 1000 keys (2500 inserted)" or ", last 3600 time units (now 7200, 2500 inserted)".
+  template <class X>
+  static std::string repr_state(const X& f) {
+    char buf[160];
+    if (f.params().generation_time == 0) {
+      std::snprintf(buf, sizeof buf, ", last %llu keys (%llu inserted)",
+                    static_cast<unsigned long long>(f.params().window), static_cast<unsigned long long>(f.inserted()));
+    } else {
+      std::snprintf(buf, sizeof buf, ", last %llu time units (now %llu, %llu inserted)",
+                    static_cast<unsigned long long>(f.params().window),
+                    static_cast<unsigned long long>(f.state().now), static_cast<unsigned long long>(f.inserted()));
+    }
+    return buf;
+  }
+};
+
+// ---- bind_kind --------------------------------------------------------------------
+
+/// num_hashes' docstring: kind_info<F>::k_doc, or probes per key.
+template <class F>
+constexpr const char* k_doc() {
+  if constexpr (requires { kind_info<F>::k_doc; }) {
+    return kind_info<F>::k_doc;
+  } else {
+    return "Probes per key (k).";
+  }
+}
+
+/// Kinds that remove keys (counting, cuckoo): remove_hash and count_estimate_hash.
+template <class F>
+concept removes_keys = requires(F& f, const F& c, std::uint64_t h) {
+  { f.remove_hash(h) } -> std::same_as<remove_result>;
+  c.count_estimate_hash(h);
+};
+
+/// The Python class of kind F, named kind_info<F>::class_name, with class
+/// docstring `doc` (see the file comment for what it derives).
+template <class F>
+nb::class_<py_filter<F>> bind_kind(nb::module_& m, const char* doc) {
+  using K = kind_info<F>;
+  using W = py_filter<F>;
+  auto cls = bind_filter_common<F>(m, K::class_name.data(), doc);
+
+  if constexpr (requires { K::plain_init; }) {
+    cls.def(
+        "__init__",
+        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed) {
+          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed)));
+        },
+        "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = algorithm_name(kind_traits<F>::default_hash),
+        "hash_seed"_a = kind_traits<F>::default_hash.seed,
+        "A filter for `capacity` keys at false-positive rate `fpr` (InvalidArgumentError for capacity 0 or\n"
+        "fpr outside (0, 1)).");
+  }
+  if constexpr (has_blocks<F>) {
+    def_state(cls, "num_blocks", [](const auto& f) { return f.num_blocks(); }, "Number of blocks.");
+  }
+  if constexpr (has_probe_count<F>) {
+    def_state(cls, "num_hashes", [](const auto& f) { return f.num_hashes(); }, k_doc<F>());
+  }
+  if constexpr (has_bit_array<F>) {
+    def_state(cls, "bit_count", [](const auto& f) { return f.bit_count(); }, "Bits in the filter (m).");
+  }
+  if constexpr (kind_traits<F>::is_static) {
+    def_state(cls, "bits_per_key", [](const auto& f) { return f.bits_per_key(); },
+              "Bits of the filter per stored key.");
+    def_state(cls, "keys", [](const auto& f) { return f.keys(); },
+              "Distinct keys stored (duplicates are stored once).");
+  }
+  if constexpr (incremental_filter<F>) {
+    bind_insertable<F>(cls);
+  }
+  if constexpr (removes_keys<F>) {
+    cls.def(
+           "remove",
+           [](W& self, nb::handle key) {
+             const auto lock = self.write_lock();
+             F& f = self.writable();
+             return f.remove_hash(hash_object(key, f.hash())) == remove_result::removed;
+           },
+           "key"_a,
+           "Remove one occurrence of `key`. Returns False, changing nothing, if the key is certainly absent.\n"
+           "Remove only keys you added: removing a false positive would take away another key.")
+        .def(
+            "count",
+            [](const W& self, nb::handle key) {
+              const auto lock = self.read_lock();
+              return self.read([&](const auto& f) { return f.count_estimate_hash(hash_object(key, f.hash())); });
+            },
+            "key"_a, "An upper bound on how often `key` was added (colliding keys add to it).");
+  }
+  return cls;
+}
 
 }  // namespace bloomkit::python

@@ -8,6 +8,8 @@ void bind_errors(nanobind::module_& m);
 void bind_keys(nanobind::module_& m);
 void bind_filters(nanobind::module_& m);
 void bind_static(nanobind::module_& m);
+void bind_cuckoo(nanobind::module_& m);
+void bind_window(nanobind::module_& m);
 void bind_files(nanobind::module_& m);
 void bind_sizing(nanobind::module_& m);
 void bind_parquet(nanobind::module_& m);
@@ -21,6 +23,8 @@ NB_MODULE(_bloomkit, m) {
   bloomkit::python::bind_keys(m);
   bloomkit::python::bind_filters(m);
   bloomkit::python::bind_static(m);
+  bloomkit::python::bind_cuckoo(m);
+  bloomkit::python::bind_window(m);
   bloomkit::python::bind_files(m);
   bloomkit::python::bind_sizing(m);
   bloomkit::python::bind_parquet(m);

@@ -61,25 +61,6 @@ ribbon make_ribbon(const std::vector<std::uint64_t>& hashes, std::uint32_t bits,
   return ribbon(hashes, options);
 }
 
-template <class F>
-void bind_static_accessors(nb::class_<py_filter<F>>& cls) {
-  using W = py_filter<F>;
-  cls.def_prop_ro(
-         "bits_per_key",
-         [](const W& self) {
-           const auto lock = self.read_lock();
-           return self.read([](const auto& f) { return f.bits_per_key(); });
-         },
-         "Bits of the filter per stored key.")
-      .def_prop_ro(
-          "keys",
-          [](const W& self) {
-            const auto lock = self.read_lock();
-            return self.read([](const auto& f) { return f.keys(); });
-          },
-          "Distinct keys stored (duplicates are stored once).");
-}
-
 constexpr const char* fuse_doc =
     "BinaryFuse(keys, *, bits=None, fpr=None, arity=3, hash='xxh3_64', hash_seed=0)\n\n"
     "A static binary fuse filter (Graf and Lemire 2022) of every key in `keys` (any batch input; duplicates\n"
@@ -99,7 +80,7 @@ void bind_static(nb::module_& m) {
   {
     using F = binary_fuse;
     using W = py_filter<F>;
-    auto cls = bind_filter_common<F>(m, "BinaryFuse", fuse_doc);
+    auto cls = bind_kind<F>(m, fuse_doc);
     cls.def(
         "__init__",
         [](W* self, nb::handle keys, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
@@ -122,19 +103,13 @@ void bind_static(nb::module_& m) {
         "hashes"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "arity"_a = 3, "hash"_a = "xxh3_64",
         "hash_seed"_a = 0,
         "The filter of precomputed uint64 hashes; `hash`/`hash_seed` record how they were computed.");
-    cls.def_prop_ro(
-        "fingerprint_bits",
-        [](const W& self) {
-          const auto lock = self.read_lock();
-          return self.read([](const auto& f) { return f.fingerprint_bits(); });
-        },
-        "Fingerprint width: 8 or 16.");
-    bind_static_accessors<F>(cls);
+    def_state(cls, "fingerprint_bits", [](const auto& f) { return f.fingerprint_bits(); },
+              "Fingerprint width: 8 or 16.");
   }
   {
     using F = ribbon;
     using W = py_filter<F>;
-    auto cls = bind_filter_common<F>(m, "Ribbon", ribbon_doc);
+    auto cls = bind_kind<F>(m, ribbon_doc);
     cls.def(
         "__init__",
         [](W* self, nb::handle keys, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::string_view hash,
@@ -156,14 +131,7 @@ void bind_static(nb::module_& m) {
         },
         "hashes"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
         "The filter of precomputed uint64 hashes.");
-    cls.def_prop_ro(
-        "result_bits",
-        [](const W& self) {
-          const auto lock = self.read_lock();
-          return self.read([](const auto& f) { return f.result_bits(); });
-        },
-        "r: the FPR is 2**-r.");
-    bind_static_accessors<F>(cls);
+    def_state(cls, "result_bits", [](const auto& f) { return f.result_bits(); }, "r: the FPR is 2**-r.");
   }
 }
 

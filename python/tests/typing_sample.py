@@ -54,3 +54,25 @@ def others() -> None:
         c.merge(c)
     except bloomkit.MismatchError as e:
         print(e.code)
+
+
+def new_kinds() -> None:
+    c = bloomkit.CuckooFilter(100, 0.01, widths="paper")
+    c.add("a")
+    removed: bool = c.remove("a")
+    new: bool = c.insert_if_absent("b")
+    bits: npt.NDArray[np.bool_] = c.insert_if_absent_many(["c", "d"])
+    load: float = c.load_factor + c.full_load_fpr
+    w = bloomkit.AgePartitionedBloom(1000)
+    w.add_many(range(10))
+    t = bloomkit.AgePartitionedBloom.time_window(3600, 1000)
+    t.add_at("x", 5)
+    t.add_many_at(["y", "z"], np.array([6, 7], dtype=np.uint64))
+    t.add_many_at(["y", "z"], 8)
+    seen: bool = t.may_contain_at("x", 100) and bool(t.may_contain_many_at(["y"], 100).all())
+    window: int = w.guaranteed_window + t.guaranteed_time + t.now
+    print(removed, new, bits, load, seen, window, bloomkit.SplitBlockBloom(10).insert_if_absent("k"))
+    try:
+        c.add("b")
+    except bloomkit.FullError as e:
+        print(e.code)

@@ -58,6 +58,7 @@ struct build_options {
   std::optional<std::uint64_t> bits;
   std::optional<std::uint32_t> hashes;
   std::optional<std::uint64_t> window;
+  std::optional<std::int64_t> window_seconds;  // signed, so "-5" is refused, not wrapped
   unsigned kmer = 0;
   std::string format = "text";
   unsigned threads = 1;
@@ -274,6 +275,52 @@ void note_static_width(const kind_entry& entry, double fpr) {
                fpr, 1.05 * r, sizing::bits_per_key_for(fpr));
 }
 
+/// --kind window --window N --window-seconds T: a time window of T seconds
+/// for up to N keys per window (age_partitioned_bloom::plan_time_params).
+/// Every input line is TIME<TAB>KEY: TIME a whole number of seconds on the
+/// caller's clock (Unix time, or any integer clock in the unit of
+/// --window-seconds), never decreasing over the inputs in order; KEY in
+/// --format. Each key is inserted at its time (insert_hash_at), so the
+/// filter's clock ends at the last time read and the file holds it. One
+/// pass, no spool: the filter is sized by N and T, not by counting. A line
+/// without a TAB, a TIME that is not a number, a TIME before the one above
+/// it, or a KEY that does not parse is an error naming the file and line
+/// (exit 2), with nothing written. Returns the keys read.
+std::uint64_t fill_time_window(opened_inputs& inputs, key_hasher& hasher, age_partitioned_bloom& filter,
+                               progress_bar& bar) {
+  std::uint64_t keys = 0;
+  std::uint64_t bytes_before = 0;
+  for (auto& reader : inputs.readers) {
+    std::uint64_t line_number = 0;
+    for (std::string_view chunk = reader->next_chunk(); !chunk.empty(); chunk = reader->next_chunk()) {
+      lines::split_lines(chunk, [&](const char* begin, const char* end) {
+        const std::string_view line = strip_cr(std::string_view(begin, static_cast<std::size_t>(end - begin)));
+        ++line_number;
+        const auto bad = [&](const std::string& why) {
+          return error(errc::invalid_argument, describe_bad_key(reader->name(), line_number, why, line));
+        };
+        const std::size_t tab = line.find('\t');
+        if (tab == std::string_view::npos) throw bad("no TAB: --window-seconds reads TIME<TAB>KEY lines");
+        std::uint64_t time = 0;
+        if (!parse_u64(line.substr(0, tab), time)) {
+          throw bad("the TIME before the TAB is not a whole number of seconds in [0, 2^64 - 1]");
+        }
+        if (time < filter.state().now) {
+          throw bad("TIME " + std::to_string(time) + " is before the line above it (" +
+                    std::to_string(filter.state().now) + "): the times must never decrease (sort -n the input)");
+        }
+        std::uint64_t h = 0;
+        if (!hasher.hash(line.substr(tab + 1), h)) throw bad(hasher.why());
+        filter.insert_hash_at(h, time);
+        ++keys;
+      });
+      bar.update(bytes_before + reader->bytes_read(), keys);
+    }
+    bytes_before += reader->bytes_read();
+  }
+  return keys;
+}
+
 /// Refuses (usage error, exit 1) a filter larger than this machine's memory,
 /// naming the bytes it would need, instead of letting the allocation fail
 /// with a bare std::bad_alloc. The estimate is the standard filter's bits
@@ -309,6 +356,16 @@ int run_build(const build_options& o) {
   } else if (o.window) {
     throw usage_error("--window applies to --kind window only");
   }
+  if (o.window_seconds) {
+    if (entry.kind != filter_kind::age_partitioned_bloom) {
+      throw usage_error("--window-seconds applies to --kind window only (with --window N, the most keys in any "
+                        "window of that many seconds)");
+    }
+    if (*o.window_seconds <= 0) {
+      throw usage_error("--window-seconds must be at least 1, got " + std::to_string(*o.window_seconds));
+    }
+    if (sequences) throw usage_error("--window-seconds reads TIME<TAB>KEY lines; it does not combine with --kmer");
+  }
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   if (o.capacity && *o.capacity <= 0) {
     throw usage_error("--capacity must be at least 1, got " + std::to_string(*o.capacity));
@@ -338,7 +395,20 @@ int run_build(const build_options& o) {
 
   std::optional<any_filter> filter;
   std::optional<std::uint64_t> counted;  // lines found by a counting pass
-  if (info.is_static) {
+  if (o.window_seconds) {
+    // ---- a time window: sized by --window and --window-seconds, one pass ---
+    const auto t = clock_type::now();
+    filter.emplace(std::in_place_type<age_partitioned_bloom>,
+                   age_partitioned_bloom::plan_time_params(static_cast<std::uint64_t>(*o.window_seconds), *o.window,
+                                                           o.fpr, spec));
+    auto& w = std::get<age_partitioned_bloom>(*filter);
+    times.construct = seconds_since(t);
+    progress_bar bar("build", total_bytes, !o.quiet);
+    const auto t_insert = clock_type::now();
+    keys = fill_time_window(opened, hasher, w, bar);
+    times.insert = seconds_since(t_insert);
+    bar.finish();
+  } else if (info.is_static) {
     // Static kinds: the stored width fixes the FPR at 2^-f, so --fpr picks the
     // narrowest width at or below it (kind_traits<F>::fpr_bits).
     if (o.fpr < min_fpr_of(entry.kind)) {
@@ -495,6 +565,20 @@ int run_build(const build_options& o) {
     std::fprintf(stderr, "bloomkit: warning: no keys read; %s is an empty filter (sized for 1 key)\n",
                  o.output.c_str());
   }
+  if (o.window_seconds) {
+    const auto& w = std::get<age_partitioned_bloom>(*filter);
+    if (w.overflowed_generations() != 0) {
+      std::fprintf(stderr,
+                   "bloomkit: warning: %llu generations of %llu seconds filled up (more than %llu keys each) before "
+                   "their time ended: more keys than --window %llu arrived within %lld seconds, so keys before them "
+                   "were forgotten early (the last %llu keys are still always reported, and the FPR bound holds)\n",
+                   static_cast<unsigned long long>(w.overflowed_generations()),
+                   static_cast<unsigned long long>(w.params().generation_time),
+                   static_cast<unsigned long long>(w.params().generation_keys),
+                   static_cast<unsigned long long>(*o.window), static_cast<long long>(*o.window_seconds),
+                   static_cast<unsigned long long>(w.guaranteed_window()));
+    }
+  }
   const bool is_static = info.is_static;  // holds exactly its keys: never past capacity
   if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && info.grows && !summary.saturated) {
     // A scalable filter grows instead of saturating: say so, do not warn.
@@ -541,6 +625,7 @@ void register_build(CLI::App& app, command_table& table) {
       "  bloomkit build a.txt b.txt --capacity 5000000 --kind standard -o ab.bkf --json\n"
       "  bloomkit build genome.fa --format fasta --kmer 31 -o genome.bkf\n"
       "  bloomkit build events.txt --kind window --window 100000 -o recent.bkf\n"
+      "  bloomkit build events.tsv --kind window --window 100000 --window-seconds 3600 -o last-hour.bkf\n"
       "  bloomkit build keys.txt --kind cuckoo -o keys.bkf   # then: bloomkit remove keys.bkf old-key\n\n"
       "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
       "little-endian bytes; i64 = a signed decimal integer, 8 bytes two's complement (Parquet INT64).\n"
@@ -563,7 +648,13 @@ void register_build(CLI::App& app, command_table& table) {
   sub->add_option("--kmer", o->kmer,
                   "with --format fasta|fastq: the keys are the canonical K-mers (K in 1..32) of every record; "
                   "non-ACGT letters break k-mers, lower case counts");
-  sub->add_option("--window", o->window, "--kind window: remember the last N keys (older ones are forgotten)");
+  sub->add_option("--window", o->window,
+                  "--kind window: remember the last N keys (older ones are forgotten); with --window-seconds, the "
+                  "most keys any window of that many seconds holds");
+  sub->add_option("--window-seconds", o->window_seconds,
+                  "--kind window: a time window of T seconds instead of N keys: every line is TIME<TAB>KEY (TIME in "
+                  "whole seconds, e.g. Unix time, never decreasing); keys older than T seconds are forgotten. Query "
+                  "it at a time with `bloomkit query --at TIME`");
   sub->add_option("-t,--threads", o->threads, "threads for inserting standard, blocked and split-block filters (default 1); the file is the same for any count");
   sub->add_option("--hash", o->hash, "hash algorithm: xxh3_64 or xxh64 (default: xxh64 for split-block, else xxh3_64)");
   sub->add_option("--seed", o->seed, "hash seed (default 0)");

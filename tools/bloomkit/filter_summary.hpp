@@ -34,12 +34,19 @@ struct filter_summary {
   double estimated_fpr = 0;
   double design_fpr = 0;
   bool saturated = false;
+  /// Time windows (--kind window --window-seconds): `capacity` counts
+  /// seconds, not keys, and window_keys is what the window is planned to
+  /// hold, l g keys (one generation of g keys per generation_time, l of them).
+  bool capacity_in_seconds = false;
+  std::optional<std::uint64_t> window_keys;
+  std::optional<std::uint64_t> generation_seconds;
 
   /// bits / capacity (the definition); size_bytes * 8 / capacity for
-  /// a kind without a bit count.
+  /// a kind without a bit count; a time window's bits over its window_keys.
   [[nodiscard]] double bits_per_key() const noexcept {
     const double b = bits ? static_cast<double>(*bits) : static_cast<double>(size_bytes) * 8.0;
-    return capacity > 0 ? b / static_cast<double>(capacity) : 0.0;
+    const std::uint64_t keys = window_keys ? *window_keys : capacity;
+    return keys > 0 ? b / static_cast<double>(keys) : 0.0;
   }
 };
 
@@ -61,6 +68,13 @@ filter_summary summarize_one(const F& f, filter_kind kind) {
   s.estimated_fpr = f.estimated_fpr();
   s.design_fpr = f.design_fpr();
   s.saturated = f.saturated();
+  if constexpr (std::is_same_v<F, age_partitioned_bloom> || std::is_same_v<F, age_partitioned_bloom_view>) {
+    if (f.params().generation_time != 0) {
+      s.capacity_in_seconds = true;
+      s.window_keys = std::uint64_t{f.params().l} * f.params().generation_keys;
+      s.generation_seconds = f.params().generation_time;
+    }
+  }
   return s;
 }
 
@@ -74,8 +88,9 @@ inline filter_summary summarize(const any_filter_view& filter) {
 /// The JSON fields of a summary, in the documented order (README.md,
 /// "Command-line tool"): kind, bits, k, blocks, hash, seed, capacity,
 /// target_fpr, inserted, size_bytes, bits_per_key, fill_ratio,
-/// estimated_cardinality, estimated_fpr, design_fpr, saturated. Callers
-/// may append more fields.
+/// estimated_cardinality, estimated_fpr, design_fpr, saturated; for a time
+/// window also capacity_unit ("seconds") and window_keys. Callers may
+/// append more fields.
 inline json_object summary_json(const filter_summary& s) {
   json_object o;
   o.field("kind", s.kind)
@@ -94,6 +109,7 @@ inline json_object summary_json(const filter_summary& s) {
       .field("estimated_fpr", s.estimated_fpr)
       .field("design_fpr", s.design_fpr)
       .field("saturated", s.saturated);
+  if (s.capacity_in_seconds) o.field("capacity_unit", "seconds").field("window_keys", s.window_keys);
   return o;
 }
 

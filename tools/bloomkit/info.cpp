@@ -58,6 +58,35 @@ std::string hash_words(hash_spec h) {
   return std::string(to_string(h.algorithm)) + ", seed " + std::to_string(h.seed);
 }
 
+/// The capacity row: keys for most kinds (a scalable filter's over all its
+/// stages: the header records the first stage's design); for a window the
+/// window it keeps, in keys or, for a time window, in seconds.
+std::string capacity_words(const file_info& info, const std::optional<filter_summary>& summary) {
+  const std::uint64_t capacity = summary ? summary->capacity : info.capacity;
+  if (info.kind == filter_kind::age_partitioned_bloom) {
+    // The unit comes from the header's own fields, so a damaged file (no summary) is described truly too.
+    std::uint64_t generation_time = 0, generation_keys = 0, l = 0;
+    for (const auto& p : info.params) {
+      if (const auto* v = std::get_if<std::uint64_t>(&p.value)) {
+        if (p.name == "generation_time") generation_time = *v;
+        if (p.name == "generation_keys") generation_keys = *v;
+        if (p.name == "l") l = *v;
+      }
+    }
+    if (generation_time != 0) {
+      return std::to_string(capacity) + " seconds (a time window: keys of the last " + std::to_string(capacity) +
+             " seconds; generations of " + std::to_string(generation_time) + " seconds, planned for " +
+             std::to_string(l * generation_keys) + " keys per window)";
+    }
+    return std::to_string(capacity) + " keys (a count window: the last " + std::to_string(capacity) +
+           " keys are always reported)";
+  }
+  return std::to_string(capacity) + " keys" +
+         (summary && summary->capacity != info.capacity
+              ? " (all stages; the first was sized for " + std::to_string(info.capacity) + ")"
+              : "");
+}
+
 std::string checksum_words(const file_info& info) {
   if (info.checksum_ok) return "ok";
   std::string which = !info.header_checksum_ok && !info.payload_checksum_ok ? "header and payload"
@@ -107,17 +136,15 @@ int run_info(const info_options& o) {
                                     : format_double(std::get<double>(p.value));
       row(p.name.c_str(), value);
     }
-    // The filter's own capacity when it can be read: a scalable filter's is
-    // the sum over its stages (the header records the first stage's design).
-    row("capacity", std::to_string(summary ? summary->capacity : info.capacity) + " keys" +
-                        (summary && summary->capacity != info.capacity
-                             ? " (all stages; the first was sized for " + std::to_string(info.capacity) + ")"
-                             : ""));
+    row("capacity", capacity_words(info, summary));
     row("target FPR", percent(info.target_fpr));
     row("inserted", std::to_string(info.inserted) + " (insert calls, duplicates included)");
     row("file size", std::to_string(info.file_bytes) + " bytes (payload " + std::to_string(info.payload_bytes) + ")");
     if (summary) {
-      row("bits per key", format_double(summary->bits_per_key()) + " (at capacity)");
+      row("bits per key", format_double(summary->bits_per_key()) +
+                              (summary->window_keys ? " (at the " + std::to_string(*summary->window_keys) +
+                                                          " keys the window is planned for)"
+                                                    : std::string(" (at capacity)")));
       const bool counters = info.kind == filter_kind::counting_bloom;
       if (summary->fill_ratio) {
         row("fill ratio", percent(*summary->fill_ratio) + (counters ? " of counters non-zero" : " of bits set"));

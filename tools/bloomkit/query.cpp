@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -40,6 +42,8 @@ struct query_options {
   std::vector<std::string> inputs;
   std::string format = "text";
   unsigned kmer = 0;
+  std::optional<std::string> at_text;  // --at, parsed by parse_u64 (CLI11 would wrap "-5" to 2^64 - 5)
+  std::optional<std::uint64_t> at;
   bool fraction = false;
   bool count = false;
   bool json = false;
@@ -202,6 +206,7 @@ struct jvm_stream_file {};
 int run_bloomkit_query(const query_options& o) {
   check_kmer_options(o.format, o.kmer);
   if (o.fraction && o.kmer == 0) throw usage_error("--fraction needs --kmer K and --format fasta|fastq");
+  if (o.at && o.kmer != 0) throw usage_error("--at applies to key queries of a time window, not to --kmer");
   if (o.kmer != 0) return run_kmer_query(o);
   // i32 is a key format of Spark's and Guava's filters only (refused below
   // once FILE turns out to be one of bloomkit's).
@@ -227,6 +232,14 @@ int run_bloomkit_query(const query_options& o) {
     }
   }();
   if (jvm_only_format) throw usage_error("--format i32 applies to Spark and Guava filters only");
+  if (o.at) {
+    const auto* w = std::get_if<age_partitioned_bloom_view>(&mapped.filter);
+    if (w == nullptr || w->params().generation_time == 0) {
+      throw usage_error("--at TIME applies to a time window only (bloomkit build --kind window --window-seconds T); " +
+                        o.file + " is " + (w == nullptr ? "a " + std::string(to_string(kind_of(mapped.filter)))
+                                                         : std::string("a count window")));
+    }
+  }
   answer_writer writer(o, format);
   double lookup_seconds = 0;
   std::uint64_t keys = 0;
@@ -237,7 +250,17 @@ int run_bloomkit_query(const query_options& o) {
         bool answers[key_batch_size];
         auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
           const auto t = clock_type::now();
-          filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));  // every kind batches (filter.hpp)
+          if constexpr (std::is_same_v<std::decay_t<decltype(filter)>, age_partitioned_bloom_view>) {
+            if (o.at) {
+              // As of TIME: generations that would have ended by then are
+              // ignored (a TIME before the file's clock answers as of it).
+              for (std::size_t i = 0; i < hashes.size(); ++i) answers[i] = filter.may_contain_hash_at(hashes[i], *o.at);
+            } else {
+              filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));
+            }
+          } else {
+            filter.may_contain_many(hashes, std::span<bool>(answers, hashes.size()));  // every kind batches (filter.hpp)
+          }
           lookup_seconds += std::chrono::duration<double>(clock_type::now() - t).count();
           keys += hashes.size();
           writer.write(lines, answers);
@@ -276,10 +299,18 @@ int run_bloomkit_query(const query_options& o) {
   return exit_ok;
 }
 
-int run_query(const query_options& o) {
+int run_query(query_options& o) {
+  if (o.at_text) {
+    std::uint64_t at = 0;
+    if (!parse_u64(*o.at_text, at)) {
+      throw usage_error("--at must be a whole number of seconds in [0, 2^64 - 1], got \"" + *o.at_text + "\"");
+    }
+    o.at = at;
+  }
   try {
     return run_bloomkit_query(o);
   } catch (const jvm_stream_file&) {
+    if (o.at) throw usage_error("--at TIME applies to a time window only; " + o.file + " is a Spark or Guava filter");
     return run_jvm_query(o.file, o.keys, o.inputs, o.format, o.count, o.json);
   }
 }
@@ -295,7 +326,8 @@ void register_query(CLI::App& app, command_table& table) {
       "  bloomkit query keys.bkf < candidates.txt > answers.tsv\n"
       "  seq 1 100 | bloomkit query ids.bkf --format u64 --count\n"
       "  bloomkit query keys.bkf --json carol        # {\"key\":\"carol\",\"maybe\":false}\n"
-      "  bloomkit query genome.bkf --format fastq --kmer 31 reads.fq --fraction\n\n"
+      "  bloomkit query genome.bkf --format fastq --kmer 31 reads.fq --fraction\n"
+      "  bloomkit query last-hour.bkf --at 1767225600 10.0.0.7   # a time window, as of that Unix time\n\n"
       "Without KEY arguments or --input, keys are read from stdin, one per line (see build --help).");
   sub->add_option("file", o->file, "the filter file")->required();
   sub->add_option("keys", o->keys, "keys to ask about (else --input files or stdin)");
@@ -306,6 +338,9 @@ void register_query(CLI::App& app, command_table& table) {
   sub->add_option("--kmer", o->kmer,
                   "read screening: per FASTA/FASTQ record, how many of its canonical K-mers the filter may hold "
                   "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files");
+  sub->add_option("--at", o->at_text,
+                  "time windows (build --window-seconds): answer as of TIME (whole seconds, the clock of the build's "
+                  "TIME column); keys older than the window at TIME are absent. Default: the last time the filter saw");
   sub->add_flag("--fraction", o->fraction, "with --kmer: report the fraction per record (the default output)");
   sub->add_flag("-c,--count", o->count, "print only the number of keys answered maybe");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"maybe\": true|false}");

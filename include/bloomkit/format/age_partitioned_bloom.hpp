@@ -22,12 +22,11 @@
 namespace bloomkit {
 
 template <>
-struct format_codec<age_partitioned_bloom> {
+struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_partitioned_bloom_view> {
   using filter_type = age_partitioned_bloom;
   using view_type = age_partitioned_bloom_view;
   using source_type = age_partitioned_bloom_view;
   static constexpr filter_kind kind = filter_kind::age_partitioned_bloom;
-  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
   static std::uint32_t params_bytes(const source_type&) noexcept { return 80; }
@@ -46,11 +45,6 @@ struct format_codec<age_partitioned_bloom> {
     out.u64(s.now);
     out.u64(s.overflowed_generations);
     out.u64(0);
-  }
-  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.words().size_bytes(); }
-  template <class Sink>
-  static void write_payload(const source_type& f, Sink& sink) {
-    detail::format::write_items(f.words(), sink);
   }
 
   // ---- reading ----
@@ -98,9 +92,8 @@ struct format_codec<age_partitioned_bloom> {
                 name, "now", "must be 0 in a count window (generation_time = 0)");
     check_field(p.generation_time == 0 || s.now - s.generation_start < p.generation_time, name, "generation_start",
                 "is a whole generation or more before 'now'");
-    const std::uint64_t expected = detail::apbf_slice_words(p.slice_bits) * (p.k + p.l) * 8;
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but the slices need " + std::to_string(expected));
+    detail::format::check_payload_bytes(h, name, detail::apbf_slice_words(p.slice_bits) * (p.k + p.l) * 8,
+                                        "the slices");
     p.window = h.capacity;
     p.target_fpr = h.target_fpr;
     p.hash = h.hash;

@@ -46,7 +46,6 @@ struct format_codec<binary_fuse> {
   /// Decodes the parameters and checks them against each other, the header
   /// and its payload length. Throws errc::corrupt naming the field.
   static params_type read_params(const detail::format::header& h, detail::format::params_reader& in) {
-    using detail::format::check_field;
     const std::string_view name = in.kind();
     params_type p;
     p.fingerprint_bits = in.u32("fingerprint_bits");
@@ -58,11 +57,8 @@ struct format_codec<binary_fuse> {
     in.finish();
     p.hash = h.hash;
     detail::validate(p, {name, errc::corrupt});
-    check_field(h.inserted == p.keys, name, "inserted",
-                "= " + std::to_string(h.inserted) + " differs from keys = " + std::to_string(p.keys));
-    const std::uint64_t expected = p.array_length() * (p.fingerprint_bits / 8);
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but the parameters need " + std::to_string(expected));
+    detail::format::check_static_keys(h, name, p.keys);
+    detail::format::check_payload_bytes(h, name, p.array_length() * (p.fingerprint_bits / 8), "the parameters");
     return p;
   }
   /// An owning filter holding a copy of `payload` (already length-checked).

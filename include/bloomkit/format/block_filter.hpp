@@ -48,14 +48,10 @@ struct block_filter_codec {
     p.k = in.u32("k");
     in.zeros(4, "reserved");
     in.finish();
-    p.capacity = h.capacity;
-    p.target_fpr = h.target_fpr;
-    p.hash = h.hash;
+    adopt_design(h, p);
     detail::validate_params<P>(p, {name, errc::corrupt});
-    const std::uint64_t expected = p.blocks * sizeof(block_type);  // <= 2^32 * 64: no overflow
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but blocks = " + std::to_string(p.blocks) + " needs " +
-                    std::to_string(expected));
+    // blocks <= 2^32 and a block <= 64 bytes: the product cannot overflow.
+    check_payload_bytes(h, name, p.blocks * sizeof(block_type), "blocks = " + std::to_string(p.blocks));
     return p;
   }
   static filter_type load(const params_type& p, const header& h, std::span<const std::byte> payload) {

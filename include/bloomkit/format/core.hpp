@@ -178,6 +178,32 @@ struct header {
   [[nodiscard]] filter_kind kind() const noexcept { return static_cast<filter_kind>(kind_id); }
 };
 
+/// Throws errc::corrupt unless the header's payload length is `expected`,
+/// the length `source` (for example "bits = 1024") takes.
+inline void check_payload_bytes(const header& h, std::string_view kind, std::uint64_t expected,
+                                const std::string& source) {
+  check_field(h.payload_bytes == expected, kind, "payload_bytes",
+              "= " + std::to_string(h.payload_bytes) + ", but " + source + " takes " + std::to_string(expected) +
+                  " bytes");
+}
+
+/// Throws errc::corrupt unless a static filter's header counts exactly the
+/// keys its parameters say it was built from (a static filter's `inserted`
+/// is its key count, by definition).
+inline void check_static_keys(const header& h, std::string_view kind, std::uint64_t keys) {
+  check_field(h.inserted == keys, kind, "inserted",
+              "= " + std::to_string(h.inserted) + " differs from keys = " + std::to_string(keys));
+}
+
+/// Copies the header's design fields into a dynamic kind's parameters: they
+/// are stored once, in the fixed header, not again among the kind's own.
+template <class Params>
+void adopt_design(const header& h, Params& p) noexcept {
+  p.capacity = h.capacity;
+  p.target_fpr = h.target_fpr;
+  p.hash = h.hash;
+}
+
 /// Writes a kind's parameters, little-endian, into the header under
 /// construction. Writing past the declared size is a codec bug (throws).
 class params_writer {
@@ -305,6 +331,20 @@ void write_items(std::span<const Item> items, Sink& sink) {
     write_items_portable(items, sink);
   }
 }
+
+/// The writing half of a codec whose payload is one array of little-endian
+/// 64-bit words, `Source::words()`, in order (standard, counting, Ribbon,
+/// cuckoo and window filters). A codec derives from it and adds its
+/// parameters and reading.
+template <class Source>
+struct word_payload {
+  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
+  static std::uint64_t payload_bytes(const Source& f) noexcept { return f.words().size_bytes(); }
+  template <class Sink>
+  static void write_payload(const Source& f, Sink& sink) {
+    write_items(f.words(), sink);
+  }
+};
 
 /// Fills `out` from little-endian `bytes` (bytes.size() == out.size_bytes()),
 /// one word at a time.

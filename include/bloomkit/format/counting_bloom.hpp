@@ -14,13 +14,12 @@
 namespace bloomkit {
 
 template <>
-struct format_codec<counting_bloom> {
+struct format_codec<counting_bloom> : detail::format::word_payload<counting_bloom_view> {
   using filter_type = counting_bloom;
   using view_type = counting_bloom_view;
   using source_type = counting_bloom_view;
   using params_type = counting_bloom_params;
   static constexpr filter_kind kind = filter_kind::counting_bloom;
-  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
   /// The only counter width this version stores; the field exists so a later
   /// width is a new value, not a new kind.
   static constexpr std::uint32_t counter_bits = 4;
@@ -31,11 +30,6 @@ struct format_codec<counting_bloom> {
     out.u64(f.counters());
     out.u32(f.num_hashes());
     out.u32(counter_bits);
-  }
-  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.words().size_bytes(); }
-  template <class Sink>
-  static void write_payload(const source_type& f, Sink& sink) {
-    detail::format::write_items(f.words(), sink);
   }
 
   // ---- reading ----
@@ -49,16 +43,12 @@ struct format_codec<counting_bloom> {
     p.k = in.u32("k");
     const std::uint32_t bits = in.u32("counter_bits");
     in.finish();
-    p.capacity = h.capacity;
-    p.target_fpr = h.target_fpr;
-    p.hash = h.hash;
+    detail::format::adopt_design(h, p);
     detail::validate(p, {name, errc::corrupt});
     check_field(bits == counter_bits, name, "counter_bits",
                 "= " + std::to_string(bits) + ", but this version stores 4-bit counters only");
-    const std::uint64_t expected = detail::words_for_counters(p.counters) * 8;
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but counters = " + std::to_string(p.counters) +
-                    " needs " + std::to_string(expected));
+    detail::format::check_payload_bytes(h, name, detail::words_for_counters(p.counters) * 8,
+                                        "counters = " + std::to_string(p.counters));
     return p;
   }
   static filter_type load(const params_type& p, const detail::format::header& h, std::span<const std::byte> payload) {

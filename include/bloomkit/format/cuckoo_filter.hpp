@@ -18,12 +18,11 @@
 namespace bloomkit {
 
 template <>
-struct format_codec<cuckoo_filter> {
+struct format_codec<cuckoo_filter> : detail::format::word_payload<cuckoo_filter_view> {
   using filter_type = cuckoo_filter;
   using view_type = cuckoo_filter_view;
   using source_type = cuckoo_filter_view;
   static constexpr filter_kind kind = filter_kind::cuckoo_filter;
-  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
   static std::uint32_t params_bytes(const source_type&) noexcept { return 32; }
@@ -34,11 +33,6 @@ struct format_codec<cuckoo_filter> {
     out.u64(f.victim().bucket);
     out.u32(f.victim().fingerprint);
     out.u32(0);
-  }
-  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.words().size_bytes(); }
-  template <class Sink>
-  static void write_payload(const source_type& f, Sink& sink) {
-    detail::format::write_items(f.words(), sink);
   }
 
   // ---- reading ----
@@ -80,12 +74,9 @@ struct format_codec<cuckoo_filter> {
                 "must be 0 when the victim slot is empty");
     check_field(h.inserted <= p.buckets * detail::cuckoo_slots + 1, name, "inserted",
                 "= " + std::to_string(h.inserted) + " is more than the table and victim slot hold");
-    const std::uint64_t expected = detail::cuckoo_words_for(p.buckets, p.fingerprint_bits) * 8;
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but the table needs " + std::to_string(expected));
-    p.capacity = h.capacity;
-    p.target_fpr = h.target_fpr;
-    p.hash = h.hash;
+    detail::format::check_payload_bytes(h, name, detail::cuckoo_words_for(p.buckets, p.fingerprint_bits) * 8,
+                                        "the table");
+    detail::format::adopt_design(h, p);
     return d;
   }
   static filter_type load(const decoded& d, const detail::format::header& h, std::span<const std::byte> payload) {

@@ -16,13 +16,12 @@
 namespace bloomkit {
 
 template <>
-struct format_codec<ribbon> {
+struct format_codec<ribbon> : detail::format::word_payload<ribbon_view> {
   using filter_type = ribbon;
   using view_type = ribbon_view;
   using source_type = ribbon_view;
   using params_type = ribbon_params;
   static constexpr filter_kind kind = filter_kind::ribbon;
-  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
   static std::uint32_t params_bytes(const source_type&) noexcept { return 32; }
@@ -34,17 +33,11 @@ struct format_codec<ribbon> {
     out.u64(p.seed);
     out.u64(p.keys);
   }
-  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.size_in_bytes(); }
-  template <class Sink>
-  static void write_payload(const source_type& f, Sink& sink) {
-    detail::format::write_items(f.words(), sink);
-  }
 
   // ---- reading ----
   /// Decodes the parameters and checks them against each other, the header
   /// and its payload length. Throws errc::corrupt naming the field.
   static params_type read_params(const detail::format::header& h, detail::format::params_reader& in) {
-    using detail::format::check_field;
     const std::string_view name = in.kind();
     params_type p;
     p.result_bits = in.u32("result_bits");
@@ -55,11 +48,8 @@ struct format_codec<ribbon> {
     in.finish();
     p.hash = h.hash;
     detail::validate(p, {name, errc::corrupt});
-    check_field(h.inserted == p.keys, name, "inserted",
-                "= " + std::to_string(h.inserted) + " differs from keys = " + std::to_string(p.keys));
-    const std::uint64_t expected = p.word_count() * 8;
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but the parameters need " + std::to_string(expected));
+    detail::format::check_static_keys(h, name, p.keys);
+    detail::format::check_payload_bytes(h, name, p.word_count() * 8, "the parameters");
     return p;
   }
   static filter_type load(const params_type& p, const detail::format::header&, std::span<const std::byte> payload) {

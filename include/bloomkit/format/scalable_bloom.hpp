@@ -122,10 +122,8 @@ struct format_codec<scalable_bloom> {
     in.finish();
     check_field(inserted == h.inserted, name, "inserted",
                 "= " + std::to_string(h.inserted) + ", but the stages hold " + std::to_string(inserted));
-    const std::uint64_t expected = blocks * sizeof(detail::block512);
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but the stages' " + std::to_string(blocks) +
-                    " blocks need " + std::to_string(expected));
+    detail::format::check_payload_bytes(h, name, blocks * sizeof(detail::block512),
+                                        "the stages' " + std::to_string(blocks) + " blocks");
     return p;
   }
 

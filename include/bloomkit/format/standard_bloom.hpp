@@ -12,15 +12,13 @@
 namespace bloomkit {
 
 template <>
-struct format_codec<standard_bloom> {
+struct format_codec<standard_bloom> : detail::format::word_payload<standard_bloom_view> {
   using filter_type = standard_bloom;
   using view_type = standard_bloom_view;
   /// What the writing functions take (owning filters are saved via view()).
   using source_type = standard_bloom_view;
   using params_type = standard_bloom_params;
   static constexpr filter_kind kind = filter_kind::standard_bloom;
-  /// view() needs the payload aligned for its words.
-  static constexpr std::size_t payload_alignment = alignof(std::uint64_t);
 
   // ---- writing ----
   static std::uint32_t params_bytes(const source_type&) noexcept { return 16; }
@@ -29,31 +27,20 @@ struct format_codec<standard_bloom> {
     out.u32(f.num_hashes());
     out.zeros(4);
   }
-  static std::uint64_t payload_bytes(const source_type& f) noexcept { return f.words().size_bytes(); }
-  template <class Sink>
-  static void write_payload(const source_type& f, Sink& sink) {
-    detail::format::write_items(f.words(), sink);
-  }
 
   // ---- reading ----
   /// Decodes and checks the parameters against each other and against the
   /// header's payload length. Throws errc::corrupt naming the field.
   static params_type read_params(const detail::format::header& h, detail::format::params_reader& in) {
-    using detail::format::check_field;
     const std::string_view name = in.kind();
     params_type p;
     p.bits = in.u64("bits");
     p.k = in.u32("k");
     in.zeros(4, "reserved");
     in.finish();
-    p.capacity = h.capacity;
-    p.target_fpr = h.target_fpr;
-    p.hash = h.hash;
+    detail::format::adopt_design(h, p);
     detail::validate(p, {name, errc::corrupt});
-    const std::uint64_t expected = detail::words_for_bits(p.bits) * 8;
-    check_field(h.payload_bytes == expected, name, "payload_bytes",
-                "= " + std::to_string(h.payload_bytes) + ", but bits = " + std::to_string(p.bits) + " needs " +
-                    std::to_string(expected));
+    detail::format::check_payload_bytes(h, name, detail::words_for_bits(p.bits) * 8, "bits = " + std::to_string(p.bits));
     return p;
   }
   /// An owning filter holding a copy of `payload` (already length-checked).
