@@ -699,7 +699,8 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
     const batch_undo<F> undo(f);
-    insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); }, true);
+    insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); },
+                 !fills_up<F>);  // a kind that can fill up must see every key (undo)
   };
   // add / insert: METH_O methods (fast_calls.hpp), the per-key path without nanobind's dispatch.
   def_meth_o(cls, "add", reinterpret_cast<PyCFunction>(&add_method<F>),
