@@ -435,15 +435,22 @@ TEST_F(ShardFiles, MakeManifestRefusesMissingOrRepeatedEntries) {
 
 TEST(ManifestCorpus, EverySeedPassesTheFuzzTargetsChecks) {
   const auto folder = std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "manifest";
-  std::size_t accepted = 0, files = 0;
+  // Every input, the campaigns' merged ones included, passes the target's
+  // checks; the hand-written seeds keep their verdicts.
+  std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     const auto bytes = bloomkit::test::read_file_bytes(entry.path());
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    accepted += bloomkit_fuzz::check_manifest(text) ? 1 : 0;
+    const bool accepted = bloomkit_fuzz::check_manifest(text);
+    const std::string name = entry.path().filename().string();
+    if (name == "split1.json" || name == "split4.json" || name == "blocked3.json") {
+      EXPECT_TRUE(accepted) << name;
+    } else if (name == "array.json" || name == "partial.json") {
+      EXPECT_FALSE(accepted) << name;
+    }
     ++files;
   }
   EXPECT_GE(files, 5U);
-  EXPECT_EQ(accepted, 3U);  // split1, split4, blocked3; the others are refused
 }
 
 }  // namespace

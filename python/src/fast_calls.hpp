@@ -30,7 +30,7 @@ void insert_one(F& f, std::uint64_t h);
 /// Call only inside a catch block.
 void set_error_from_current_exception() noexcept;
 
-namespace fast_detail {
+namespace fast_impl {
 
 template <class F>
 py_filter<F>* ready(PyObject* self) {
@@ -45,13 +45,13 @@ bool contains(PyObject* self, PyObject* key) {
   return w.read([&](const auto& f) { return f.may_contain_hash(hash_object(nb::handle(key), f.hash())); });
 }
 
-}  // namespace fast_detail
+}  // namespace fast_impl
 
 /// `key in f`: the type's sq_contains slot (1, 0, or -1 with an exception set).
 template <class F>
 int contains_slot(PyObject* self, PyObject* key) noexcept {
   try {
-    return fast_detail::contains<F>(self, key) ? 1 : 0;
+    return fast_impl::contains<F>(self, key) ? 1 : 0;
   } catch (...) {
     set_error_from_current_exception();
     return -1;
@@ -62,7 +62,7 @@ int contains_slot(PyObject* self, PyObject* key) noexcept {
 template <class F>
 PyObject* may_contain_method(PyObject* self, PyObject* key) noexcept {
   try {
-    return PyBool_FromLong(fast_detail::contains<F>(self, key) ? 1 : 0);
+    return PyBool_FromLong(fast_impl::contains<F>(self, key) ? 1 : 0);
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;
@@ -73,7 +73,7 @@ PyObject* may_contain_method(PyObject* self, PyObject* key) noexcept {
 template <class F>
 PyObject* add_method(PyObject* self, PyObject* key) noexcept {
   try {
-    auto& w = *fast_detail::ready<F>(self);
+    auto& w = *fast_impl::ready<F>(self);
     const auto lock = w.write_lock();
     F& f = w.writable();
     insert_one(f, hash_object(nb::handle(key), f.hash()));

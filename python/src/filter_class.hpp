@@ -360,7 +360,7 @@ constexpr const char* fill_doc() {
 /// The pickle reduction (see __reduce_ex__ below).
 template <class F>
 nb::object reduce_ex(nb::handle py_self, int protocol) {
-  const py_filter<F>& self = *fast_detail::ready<F>(py_self.ptr());
+  const py_filter<F>& self = *fast_impl::ready<F>(py_self.ptr());
   nb::module_ package = nb::module_::import_("bloomkit");
   if constexpr (has_single_buffer<F>) {
     if (protocol >= 5) {

@@ -10,7 +10,7 @@
 
 namespace bloomkit::python {
 
-namespace batch_detail {
+namespace batch_paths {
 
 /// Keys hashed per chunk: 2048 hashes (16 KiB) and flags stay in L1 while the
 /// filter's batch call runs over them.
@@ -129,13 +129,13 @@ bool with_whole_fixed(const key_batch::segment& s, Fn&& fn) {
   return false;
 }
 
-}  // namespace batch_detail
+}  // namespace batch_paths
 
 template <class Fn>
 void for_each_hash_chunk(const key_batch& batch, hash_spec spec, Fn&& fn) {
   std::size_t first = 0;
   for (const auto& s : batch.segments) {
-    batch_detail::for_each_segment_chunk(s, first, spec, fn);
+    batch_paths::for_each_segment_chunk(s, first, spec, fn);
     first += s.count;
   }
 }
@@ -149,7 +149,7 @@ void insert_batch(Filter& f, const key_batch& batch, hash_spec spec, InsertHashe
       insert_hashes(std::span<const std::uint64_t>(reinterpret_cast<const std::uint64_t*>(s.data), s.count));
       continue;
     }
-    const bool whole = keyed_calls && batch_detail::with_whole_fixed(s, [&](auto keys) {
+    const bool whole = keyed_calls && batch_paths::with_whole_fixed(s, [&](auto keys) {
       if constexpr (requires { f.insert_keys(keys); }) {
         f.insert_keys(keys);
         return true;
@@ -158,7 +158,7 @@ void insert_batch(Filter& f, const key_batch& batch, hash_spec spec, InsertHashe
       }
     });
     if (whole) continue;
-    batch_detail::for_each_segment_chunk(s, 0, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
+    batch_paths::for_each_segment_chunk(s, 0, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
       if (valid == nullptr) {
         insert_hashes(h);
         return;
@@ -183,7 +183,7 @@ void query_batch_into(const Filter& f, const key_batch& batch, hash_spec spec, b
                          std::span<bool>(o, s.count));
       continue;
     }
-    const bool whole = batch_detail::with_whole_fixed(s, [&](auto keys) {
+    const bool whole = batch_paths::with_whole_fixed(s, [&](auto keys) {
       if constexpr (requires { f.may_contain_keys(keys, std::span<bool>(o, s.count)); }) {
         f.may_contain_keys(keys, std::span<bool>(o, s.count));
         return true;
@@ -192,7 +192,7 @@ void query_batch_into(const Filter& f, const key_batch& batch, hash_spec spec, b
       }
     });
     if (whole) continue;
-    batch_detail::for_each_segment_chunk(s, 0, spec, [&](std::span<const std::uint64_t> h, std::size_t at, const bool* valid) {
+    batch_paths::for_each_segment_chunk(s, 0, spec, [&](std::span<const std::uint64_t> h, std::size_t at, const bool* valid) {
       f.may_contain_many(h, std::span<bool>(o + at, h.size()));
       if (valid != nullptr) {
         for (std::size_t j = 0; j < h.size(); ++j) o[at + j] = o[at + j] && valid[j];

@@ -135,13 +135,16 @@ int run_set_op(set_op op, const set_options& o) {
       throw error(errc::io, "cannot write to stdout (the --json summary); " + o.output + " was not written");
     }
   }
+  // The message is made before the file is committed: after save() nothing
+  // may allocate, or a failing allocation would exit 2 with the output
+  // already written (a non-zero exit means nothing changed).
+  const std::string count = summary.inserted_accuracy == count_accuracy::exact
+                                ? std::to_string(summary.inserted) + " inserted"
+                                : summary.inserted_accuracy == count_accuracy::at_most
+                                      ? "at most " + std::to_string(summary.inserted) + " keys"
+                                      : "about " + std::to_string(summary.inserted) + " keys";
   save(result, o.output);
   if (!o.json && !o.quiet) {
-    const std::string count = summary.inserted_accuracy == count_accuracy::exact
-                                  ? std::to_string(summary.inserted) + " inserted"
-                                  : summary.inserted_accuracy == count_accuracy::at_most
-                                        ? "at most " + std::to_string(summary.inserted) + " keys"
-                                        : "about " + std::to_string(summary.inserted) + " keys";
     std::fprintf(stderr, "bloomkit: wrote %s: %s of %zu filters, %s, estimated FPR %.4g%%\n", o.output.c_str(),
                  op == set_op::merge ? "union" : "intersection", o.inputs.size(), count.c_str(),
                  100 * summary.estimated_fpr);
