@@ -111,11 +111,14 @@ FAILED=0
 FAILED_STEPS=()
 step() {
   local name="$1"; shift
+  local started=$SECONDS
   if "$@"; then
     PASSED=$((PASSED + 1))
+    say "step $name passed in $((SECONDS - started)) s"
   else
     FAILED=$((FAILED + 1))
     FAILED_STEPS+=("$name")
+    say "step $name FAILED after $((SECONDS - started)) s"
   fi
 }
 
