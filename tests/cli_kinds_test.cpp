@@ -97,6 +97,12 @@ TEST(CliWindow, RemembersTheLastNKeysOnly) {
 
   EXPECT_EQ(run_cli({"build", "stream.txt", "-o", "x.bkf", "--kind", "window"}, {}, dir).rc, 1) << "needs --window";
   EXPECT_EQ(run_cli({"build", "stream.txt", "-o", "x.bkf", "--window", "5"}, {}, dir).rc, 1) << "window only";
+  // An unsigned option: CLI11 alone would wrap "-5" to 2^64 - 5 and fail later, as a data error.
+  const auto negative = run_cli({"build", "stream.txt", "-o", "x.bkf", "--kind", "window", "--window", "-5"}, {}, dir);
+  EXPECT_EQ(negative.rc, 1) << negative.err;
+  EXPECT_NE(negative.err.find("must not be negative"), std::string::npos) << negative.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.bkf"));
+  EXPECT_EQ(run_cli({"dedupe", "--kind", "window", "--window", "-3"}, "a\na\n", dir).rc, 1) << "dedupe too";
   const auto merged = run_cli({"merge", "w.bkf", "w.bkf", "-o", "m.bkf"}, {}, dir);
   EXPECT_NE(merged.rc, 0);
   EXPECT_NE(merged.err.find("do not merge"), std::string::npos) << merged.err;

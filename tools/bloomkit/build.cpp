@@ -650,7 +650,8 @@ void register_build(CLI::App& app, command_table& table) {
                   "non-ACGT letters break k-mers, lower case counts");
   sub->add_option("--window", o->window,
                   "--kind window: remember the last N keys (older ones are forgotten); with --window-seconds, the "
-                  "most keys any window of that many seconds holds");
+                  "most keys any window of that many seconds holds")
+      ->check(not_negative());
   sub->add_option("--window-seconds", o->window_seconds,
                   "--kind window: a time window of T seconds instead of N keys: every line is TIME<TAB>KEY (TIME in "
                   "whole seconds, e.g. Unix time, never decreasing); keys older than T seconds are forgotten. Query "

@@ -26,6 +26,16 @@ class usage_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A CLI11 check for an unsigned count option: refuses a leading '-', which
+/// CLI11 would otherwise convert by wrapping ("-5" becomes 2^64 - 5).
+inline CLI::Validator not_negative() {
+  return CLI::Validator(
+      [](std::string& value) {
+        return !value.empty() && value.front() == '-' ? "must not be negative, got " + value : std::string();
+      },
+      "N >= 0");
+}
+
 /// Subcommands and what to run for each.
 using command_table = std::vector<std::pair<CLI::App*, std::function<int()>>>;
 

@@ -146,7 +146,8 @@ void register_dedupe(CLI::App& app, command_table& table) {
   sub->add_option("-p,--fpr", o->fpr, "the chance a new line is wrongly dropped, in (0, 1) (default 1e-4)");
   sub->add_option("-n,--capacity", o->capacity,
                   "expected distinct lines (default 10000000; scalable grows past it)");
-  sub->add_option("--window", o->window, "--kind window: lines are unique within the last N lines");
+  sub->add_option("--window", o->window, "--kind window: lines are unique within the last N lines")
+      ->check(not_negative());
   sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text: the line's bytes)");
   sub->add_flag("-q,--quiet", o->quiet, "no summary on stderr");
   table.emplace_back(sub, [o] { return run_dedupe(*o); });
