@@ -27,7 +27,11 @@ seeds=("$ROOT/fuzz/corpus/$name")
 ticks="$(getconf CLK_TCK)"
 start="$(date +%s)"
 # -fork would hide the CPU time in children; one process keeps it countable.
-"$exe" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts" \
+# libFuzzer's -timeout is wall time: under nice on a loaded machine an input
+# that runs in 0.01 s of CPU was once starved past 10 s and reported as a
+# timeout (2026-12-01). 120 s still catches a real hang; replay any timeout
+# alone (`$exe FILE`) before keeping it as a finding.
+"$exe" -timeout=120 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts" \
   "$corpus" "${seeds[@]}" >"$log" 2>&1 &
 pid=$!
 cpu=0
