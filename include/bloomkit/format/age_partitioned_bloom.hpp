@@ -3,13 +3,17 @@
 //
 //   parameters (80 bytes):
 //     k u32 | l u32 | slice_bits u64 | generation_keys u64 | generation_time u64
-//     | newest u32 | reserved u32 (zero) | generation_count u64 | generation_start u64
+//     | newest u32 | probes u32 | generation_count u64 | generation_start u64
 //     | now u64 | overflowed_generations u64 | reserved u64 (zero)
 //   payload: k + l slices in physical order, each ceil(slice_bits / 64) words
 //            u64 little-endian, bit i of a slice is bit i % 64 of its word
 //            i / 64; bits past slice_bits zero.
 //   header: capacity = the window asked for (keys; time units when
 //           generation_time > 0), inserted = insert calls in total.
+//   probes: 0 = double hashing (the only scheme before version 3; the field
+//           was reserved, zero), 1 = independent per-slice bits, which needs
+//           format version 3 (older readers say "upgrade bloomkit"); the
+//           file's version is the oldest that expresses it.
 // The ring's position (newest, generation_count) and the clock are saved, so
 // a loaded filter continues the stream exactly where the saved one stopped.
 #pragma once
@@ -30,6 +34,11 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
 
   // ---- writing ----
   static std::uint32_t params_bytes(const source_type&) noexcept { return 80; }
+  /// Independent probes exist from format version 3 on; double hashing is
+  /// what version 1 always meant.
+  static std::uint32_t min_version(const source_type& f) noexcept {
+    return f.params().probes == apbf_probes::double_hashing ? 1 : detail::format::probe_scheme_version;
+  }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     const auto& p = f.params();
     const auto& s = f.state();
@@ -39,7 +48,7 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
     out.u64(p.generation_keys);
     out.u64(p.generation_time);
     out.u32(s.newest);
-    out.u32(0);
+    out.u32(static_cast<std::uint32_t>(p.probes));
     out.u64(s.generation_count);
     out.u64(s.generation_start);
     out.u64(s.now);
@@ -69,7 +78,7 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
     p.generation_keys = in.u64("generation_keys");
     p.generation_time = in.u64("generation_time");
     s.newest = in.u32("newest");
-    in.zeros(4, "reserved");
+    const std::uint32_t probes = in.u32("probes");
     s.generation_count = in.u64("generation_count");
     s.generation_start = in.u64("generation_start");
     s.now = in.u64("now");
@@ -84,6 +93,11 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
                 "= " + std::to_string(p.generation_keys) + " is not in [1, 2^56]");
     check_field(p.generation_time <= (std::uint64_t{1} << 56), name, "generation_time",
                 "= " + std::to_string(p.generation_time) + " is above 2^56");
+    check_field(probes <= 1, name, "probes", "= " + std::to_string(probes) + " is not 0 or 1");
+    check_field(probes == 0 || h.version >= detail::format::probe_scheme_version, name, "probes",
+                "= 1 (independent) in a version " + std::to_string(h.version) +
+                    " file; it exists from format version 3 on (in version 1 this field is reserved, zero)");
+    p.probes = static_cast<apbf_probes>(probes);
     check_field(s.newest < p.k + p.l, name, "newest", "= " + std::to_string(s.newest) + " is not below k + l");
     check_field(s.generation_count <= p.generation_keys, name, "generation_count",
                 "= " + std::to_string(s.generation_count) + " is above generation_keys");
@@ -112,6 +126,7 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
     out.push_back({"slice_bits", d.params.slice_bits});
     out.push_back({"generation_keys", d.params.generation_keys});
     out.push_back({"generation_time", d.params.generation_time});
+    out.push_back({"probes", std::uint64_t{static_cast<std::uint32_t>(d.params.probes)}});
     out.push_back({"newest", std::uint64_t{d.state.newest}});
     out.push_back({"generation_count", d.state.generation_count});
     out.push_back({"now", d.state.now});
