@@ -194,7 +194,11 @@ TEST(WindowFormat, FieldChecks) {
       << "independent probes in a version 1 file (the field was reserved)";
   EXPECT_EQ(code_after_patch(count, p + 40, std::uint64_t{1} << 40), errc::corrupt) << "generation_count";
   EXPECT_EQ(code_after_patch(count, p + 56, std::uint64_t{3}), errc::corrupt) << "now in a count window";
-  EXPECT_EQ(code_after_patch(count, p + 72, std::uint64_t{1}), errc::corrupt) << "reserved";
+  EXPECT_EQ(code_after_patch(count, p + 72, std::uint64_t{1}), errc::corrupt) << "a time unit in a count window";
+  EXPECT_EQ(code_after_patch(timed, p + 72, std::uint64_t{2}), errc::corrupt) << "time_unit";
+  EXPECT_EQ(code_after_patch(timed, p + 72, std::uint64_t{1}), errc{}) << "seconds, in a version 3 time window";
+  EXPECT_EQ(code_after_patch(save_to_bytes(sample_window(true, true)), p + 72, std::uint64_t{1}), errc::corrupt)
+      << "a time unit in a version 1 file (the field was reserved)";
   EXPECT_EQ(code_after_patch(timed, p + 48, std::uint64_t{1} << 50), errc::corrupt) << "start after now";
   EXPECT_EQ(code_after_patch(timed, p + 48, std::uint64_t{0}), errc::corrupt) << "start a generation before now";
 }

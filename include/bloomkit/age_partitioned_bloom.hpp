@@ -112,6 +112,14 @@ enum class apbf_probes : std::uint32_t {
   independent = 1,
 };
 
+/// The unit of a time window's clock, as far as the filter knows it. The
+/// filter only compares integers; the unit is recorded so that tools can
+/// name it (`bloomkit info`), and nothing else depends on it.
+enum class apbf_time_unit : std::uint32_t {
+  unspecified = 0,  ///< the caller's clock, unit not recorded (count windows; files before version 3; Python)
+  seconds = 1,      ///< whole seconds (`bloomkit build --window-seconds`)
+};
+
 /// The parameters that fix an age-partitioned filter's layout and window.
 struct age_partitioned_bloom_params {
   std::uint32_t k = 0;                  ///< slices a key is written to, 1 <= k <= 32
@@ -123,6 +131,7 @@ struct age_partitioned_bloom_params {
   double target_fpr = 0.0;              ///< design false-positive rate, in (0, 1)
   hash_spec hash{};
   apbf_probes probes = apbf_probes::independent;  ///< how a slice's bit is derived (format version 3)
+  apbf_time_unit time_unit = apbf_time_unit::unspecified;  ///< what generation_time and window count (time windows)
 
   friend bool operator==(const age_partitioned_bloom_params&, const age_partitioned_bloom_params&) = default;
 };
@@ -162,6 +171,8 @@ inline void validate(const age_partitioned_bloom_params& p) {
   require(is_known(p.hash.algorithm), errc::invalid_argument, prefix + "unknown hash algorithm");
   require(p.probes == apbf_probes::double_hashing || p.probes == apbf_probes::independent, errc::invalid_argument,
           prefix + "unknown probe scheme " + std::to_string(static_cast<std::uint32_t>(p.probes)));
+  require(p.time_unit == apbf_time_unit::unspecified || (p.time_unit == apbf_time_unit::seconds && p.generation_time != 0),
+          errc::invalid_argument, prefix + "a time unit applies to a time window (generation_time > 0) only");
 }
 
 /// P(some run of k consecutive hits) over slices hit independently with
