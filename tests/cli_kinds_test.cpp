@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -125,7 +126,10 @@ TEST(CliWindow, TimeWindowForgetsByTheClockOfItsLines) {
   EXPECT_GT(w.params().generation_time, 0u);
   EXPECT_EQ(w.state().now, 1'700'009'999u) << "the clock is the last TIME read";
   // The library's own time-window filter fed the same lines gives the same bytes.
-  age_partitioned_bloom mine(age_partitioned_bloom::plan_time_params(600, 1000, 0.01, hash_spec{}));
+  age_partitioned_bloom_params planned = age_partitioned_bloom::plan_time_params(600, 1000, 0.01, hash_spec{});
+  EXPECT_EQ(w.params().time_unit, apbf_time_unit::seconds) << "the CLI records its unit";
+  planned.time_unit = apbf_time_unit::seconds;
+  age_partitioned_bloom mine(planned);
   for (std::uint64_t t = 0; t < 10'000; ++t) {
     // (Appended, not "e" + to_string(t): GCC 12 -O3 reports a false -Wrestrict for that form.)
     std::string key = "e";
@@ -191,6 +195,37 @@ TEST(CliWindow, TimeWindowForgetsByTheClockOfItsLines) {
   EXPECT_EQ(read_file(dir / "w.bkf"), w_before) << "a query never changes the file";
 }
 
+// `info` names seconds only where the file records them: a time window
+// built on another clock (the library or Python with no unit, as
+// AgePartitionedBloom.time_window does; a file from before format version
+// 3) is in "time units of the caller's clock", in text and JSON.
+TEST(CliWindow, InfoNamesTheClockUnitOnlyWhereTheFileRecordsIt) {
+  scratch_dir dir;
+  age_partitioned_bloom ms(age_partitioned_bloom::plan_time_params(60'000, 500, 0.01));  // e.g. milliseconds
+  ASSERT_EQ(ms.params().time_unit, apbf_time_unit::unspecified);
+  for (std::uint64_t t = 0; t < 2000; ++t) ms.insert_hash_at(detail::mix64(t), t * 100);
+  save(ms, dir / "ms.bkf");
+  const std::filesystem::path old_file =
+      std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format" / "age_partitioned_bloom.bkf";
+  for (const std::filesystem::path& file : {std::filesystem::path(dir / "ms.bkf"), old_file}) {
+    SCOPED_TRACE(file.string());
+    const std::string capacity = std::to_string(load_as<age_partitioned_bloom>(file, hash_spec{}).params().window);
+    const auto info = run_cli({"info", file.string()}, {}, dir);
+    ASSERT_EQ(info.rc, 0) << info.err;
+    EXPECT_NE(info.out.find(capacity + " time units (a time window"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("the caller's clock"), std::string::npos) << info.out;
+    EXPECT_EQ(info.out.find("seconds"), std::string::npos) << info.out;
+    const auto json = run_cli({"info", file.string(), "--json"}, {}, dir);
+    ASSERT_EQ(json.rc, 0) << json.err;
+    EXPECT_NE(json.out.find("\"capacity_unit\":\"time_units\""), std::string::npos) << json.out;
+    EXPECT_EQ(json.out.find("seconds"), std::string::npos) << json.out;
+  }
+  // A unit in a count window, or one in a version 1 file, is refused.
+  age_partitioned_bloom_params bad = age_partitioned_bloom::plan_params(100, 0.01);
+  bad.time_unit = apbf_time_unit::seconds;
+  EXPECT_EQ(error_code_of([&] { age_partitioned_bloom f(bad); }), errc::invalid_argument);
+}
+
 TEST(CliDedupe, PrintsEachLineTheFirstTimeInOrder) {
   scratch_dir dir;
   std::string input, expected;
@@ -222,6 +257,103 @@ TEST(CliDedupe, PrintsEachLineTheFirstTimeInOrder) {
   EXPECT_EQ(count_suffix(w.out, "a"), 2u) << w.out.substr(0, 200);
   EXPECT_EQ(run_cli({"dedupe", "--kind", "ribbon"}, std::string("a\n"), dir).rc, 1);
   EXPECT_EQ(run_cli({"dedupe", "missing.txt"}, {}, dir).rc, 2);
+}
+
+// dedupe --kind window --window N --window-seconds T: TIME<TAB>KEY lines,
+// each printed (whole) when its KEY is certainly not among the keys printed
+// in the last T seconds. The output is exactly what the library's own time
+// window gives for the same lines; no KEY is printed twice within T seconds
+// (no false negatives), and after it is certainly forgotten it is printed
+// again except for the stated FPR.
+TEST(CliDedupe, TimeWindowPrintsEachKeyOncePerWindow) {
+  scratch_dir dir;
+  const std::uint64_t T = 60, N = 400;
+  std::string input;
+  std::vector<std::pair<std::uint64_t, std::string>> events;
+  detail::splitmix64 rng(12);
+  std::uint64_t now = 1'700'000'000;
+  for (int i = 0; i < 6000; ++i) {
+    now = 1'700'000'000 + static_cast<std::uint64_t>(i / 3);  // 3 lines a second: 180 per 60 seconds, below N
+    std::string key = "k";  // appended: GCC 12 -O3 reports a false -Wrestrict for "k" + to_string
+    key += std::to_string(rng() % 700);
+    events.emplace_back(now, key);
+    input += std::to_string(now) + "\t" + events.back().second + "\n";
+  }
+  write_file(dir / "events.tsv", input);
+  age_partitioned_bloom_params params = age_partitioned_bloom::plan_time_params(T, N, 1e-4);
+  params.time_unit = apbf_time_unit::seconds;
+  age_partitioned_bloom mine(params);
+  std::string expected;
+  std::map<std::string, std::uint64_t> last_printed;
+  std::uint64_t owed = 0, dropped_after_forgotten = 0;
+  for (const auto& [time, key] : events) {
+    mine.advance_to(time);
+    const bool print = mine.insert_if_absent(key);
+    const auto it = last_printed.find(key);
+    if (print) {
+      expected += std::to_string(time) + "\t" + key + "\n";
+      ASSERT_TRUE(it == last_printed.end() || time - it->second > T) << key << " printed twice within T at " << time;
+      last_printed[key] = time;
+    } else if (it == last_printed.end() || time - it->second >= mine.forgotten_time()) {
+      ++dropped_after_forgotten;  // a false positive
+    }
+    owed += it == last_printed.end() || time - it->second >= mine.forgotten_time();
+  }
+  const auto r = run_cli({"dedupe", "events.tsv", "--kind", "window", "--window", std::to_string(N), "--window-seconds",
+                          std::to_string(T), "--fpr", "1e-4"}, {}, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, expected);
+  EXPECT_EQ(mine.overflowed_generations(), 0u) << "the rate stays within the planned N per T";
+  EXPECT_LE(static_cast<double>(dropped_after_forgotten),
+            static_cast<double>(owed) * 1e-4 + binomial_tolerance(1e-4, static_cast<double>(owed)) * static_cast<double>(owed) + 5.0);
+  EXPECT_GT(count_suffix(r.out, "\tk1"), 1u) << "a key comes back once its window has passed";
+  std::string summary = "6000 lines, ";
+  summary += std::to_string(lines_of(expected).size());
+  summary += " printed";
+  EXPECT_NE(r.err.find(summary), std::string::npos) << r.err;
+  // From a pipe: the same lines.
+  const auto piped = run_cli({"dedupe", "--kind", "window", "--window", std::to_string(N), "--window-seconds",
+                              std::to_string(T), "--fpr", "1e-4", "-q"}, input, dir);
+  ASSERT_EQ(piped.rc, 0) << piped.err;
+  EXPECT_EQ(piped.out, expected);
+  EXPECT_TRUE(piped.err.empty());
+
+  // Bad lines: exit 2 naming FILE:LINE (or <stdin>:LINE), nothing printed.
+  const std::vector<std::pair<std::string, std::string>> bad_inputs = {
+      {"5\ta\n6\tb\n4\tc\n", ":3:"},  // TIME goes backwards
+      {"5\ta\nb\n", ":2:"},              // no TAB
+      {"x5\ta\n", ":1:"},                 // not a number
+      {"5\ta\n-5\ta\n", ":2:"},         // negative
+  };
+  for (const auto& [text, where] : bad_inputs) {
+    write_file(dir / "bad.tsv", text);
+    const auto b = run_cli({"dedupe", "bad.tsv", "--kind", "window", "--window", "10", "--window-seconds", "60"}, {}, dir);
+    EXPECT_EQ(b.rc, 2) << text << b.err;
+    std::string file_line = "bad.tsv";
+    file_line += where;
+    EXPECT_NE(b.err.find(file_line), std::string::npos) << b.err;
+    EXPECT_TRUE(b.out.empty()) << "nothing printed: " << b.out;
+    const auto p = run_cli({"dedupe", "--kind", "window", "--window", "10", "--window-seconds", "60"}, text, dir);
+    EXPECT_EQ(p.rc, 2) << text << p.err;
+    std::string stdin_line = "<stdin>";
+    stdin_line += where;
+    EXPECT_NE(p.err.find(stdin_line), std::string::npos) << p.err;
+    EXPECT_TRUE(p.out.empty()) << p.out;
+  }
+  // The options are checked as build checks them (usage errors, exit 1).
+  const auto dedupe_rc = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"dedupe", "events.tsv"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto x = run_cli(args, {}, dir);
+    EXPECT_TRUE(x.out.empty());
+    return x.rc;
+  };
+  EXPECT_EQ(dedupe_rc({"--kind", "window", "--window", "10", "--window-seconds", "-3"}), 1) << "refused, not wrapped";
+  EXPECT_EQ(dedupe_rc({"--kind", "window", "--window", "10", "--window-seconds", "0"}), 1);
+  EXPECT_EQ(dedupe_rc({"--kind", "window", "--window", "-10", "--window-seconds", "60"}), 1);
+  EXPECT_EQ(dedupe_rc({"--kind", "window", "--window-seconds", "60"}), 1) << "needs --window";
+  EXPECT_EQ(dedupe_rc({"--kind", "blocked", "--window-seconds", "60"}), 1) << "window only";
+  EXPECT_EQ(dedupe_rc({"--window-seconds", "60"}), 1) << "the default kind is not a window";
 }
 
 std::string fasta_of(const std::string& name, const std::string& seq) {

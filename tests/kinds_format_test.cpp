@@ -15,6 +15,8 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../fuzz/file_format_fuzz.cpp"  // check_input: the fuzz target's invariants, replayed here
@@ -71,9 +73,21 @@ cuckoo_filter sample_cuckoo(bool full) {
   return f;
 }
 
-age_partitioned_bloom sample_window(bool timed) {
-  age_partitioned_bloom f(timed ? age_partitioned_bloom::plan_time_params(60, 500, 0.01)
-                                : age_partitioned_bloom::plan_params(300, 0.01));
+fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format"; }
+
+// What the planner chose for these windows before the FPR bound (sized on
+// the mean fill, double-hashed probes): the filters in files written then.
+age_partitioned_bloom_params old_window_params(bool timed) {
+  return timed ? age_partitioned_bloom_params{8, 24, 380, 25, 3, 60, 0.01, {}, apbf_probes::double_hashing}
+               : age_partitioned_bloom_params{9, 23, 190, 13, 0, 300, 0.01, {}, apbf_probes::double_hashing};
+}
+
+// old_file: the parameters and probes of a file written before format
+// version 3 (its golden file must stay byte for byte what it was).
+age_partitioned_bloom sample_window(bool timed, bool old_file = false) {
+  age_partitioned_bloom f(old_file ? old_window_params(timed)
+                          : timed  ? age_partitioned_bloom::plan_time_params(60, 500, 0.01)
+                                   : age_partitioned_bloom::plan_params(300, 0.01));
   detail::splitmix64 rng(2);
   for (std::uint64_t i = 0; i < 1234; ++i) {
     if (timed) {
@@ -135,8 +149,9 @@ TEST(CuckooFormat, FieldChecks) {
 }
 
 TEST(WindowFormat, RoundTripsAndContinuesTheStreamExactly) {
-  for (const bool timed : {false, true}) {
-    age_partitioned_bloom f = sample_window(timed);
+  for (const auto& [timed, old_file] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true},
+                                       std::pair{true, true}}) {
+    age_partitioned_bloom f = sample_window(timed, old_file);
     const bytes_t bytes = save_to_bytes(f);
     auto back = std::get<age_partitioned_bloom>(load(bytes));
     EXPECT_EQ(back.params(), f.params());
@@ -171,12 +186,63 @@ TEST(WindowFormat, FieldChecks) {
   EXPECT_EQ(code_after_patch(count, p + 8, std::uint64_t{0}), errc::corrupt) << "slice_bits";
   EXPECT_EQ(code_after_patch(count, p + 16, std::uint64_t{0}), errc::corrupt) << "generation_keys";
   EXPECT_EQ(code_after_patch(count, p + 32, std::uint32_t{200}), errc::corrupt) << "newest";
-  EXPECT_EQ(code_after_patch(count, p + 36, std::uint32_t{1}), errc::corrupt) << "reserved";
+  EXPECT_EQ(code_after_patch(count, p + 36, std::uint32_t{2}), errc::corrupt) << "probes";
+  EXPECT_EQ(code_after_patch(count, p + 36, std::uint32_t{0}), errc::corrupt)
+      << "double hashing is written as version 1, so a version 3 file with it is not canonical";
+  const bytes_t old_count = save_to_bytes(sample_window(false, true));
+  EXPECT_EQ(code_after_patch(old_count, p + 36, std::uint32_t{1}), errc::corrupt)
+      << "independent probes in a version 1 file (the field was reserved)";
   EXPECT_EQ(code_after_patch(count, p + 40, std::uint64_t{1} << 40), errc::corrupt) << "generation_count";
   EXPECT_EQ(code_after_patch(count, p + 56, std::uint64_t{3}), errc::corrupt) << "now in a count window";
-  EXPECT_EQ(code_after_patch(count, p + 72, std::uint64_t{1}), errc::corrupt) << "reserved";
+  EXPECT_EQ(code_after_patch(count, p + 72, std::uint64_t{1}), errc::corrupt) << "a time unit in a count window";
+  EXPECT_EQ(code_after_patch(timed, p + 72, std::uint64_t{2}), errc::corrupt) << "time_unit";
+  EXPECT_EQ(code_after_patch(timed, p + 72, std::uint64_t{1}), errc{}) << "seconds, in a version 3 time window";
+  EXPECT_EQ(code_after_patch(save_to_bytes(sample_window(true, true)), p + 72, std::uint64_t{1}), errc::corrupt)
+      << "a time unit in a version 1 file (the field was reserved)";
   EXPECT_EQ(code_after_patch(timed, p + 48, std::uint64_t{1} << 50), errc::corrupt) << "start after now";
   EXPECT_EQ(code_after_patch(timed, p + 48, std::uint64_t{0}), errc::corrupt) << "start a generation before now";
+}
+
+// Format version 3 exists for independent probes only: a new window file
+// is version 3, an old one stays version 1, and a version 1 reader meets
+// the new one as "newer than this reader understands".
+TEST(WindowFormat, VersionThreeOnlyForIndependentProbes) {
+  const bytes_t fresh = save_to_bytes(sample_window(true));
+  const bytes_t old = save_to_bytes(sample_window(true, true));
+  EXPECT_EQ(inspect(fresh).version, fmt::probe_scheme_version);
+  EXPECT_EQ(inspect(old).version, 1u);
+  EXPECT_EQ(code_after_patch(fresh, fmt::offset::version, std::uint32_t{1}), errc::corrupt);
+  EXPECT_EQ(code_after_patch(fresh, fmt::offset::version, std::uint32_t{2}), errc::corrupt);
+  EXPECT_EQ(code_after_patch(old, fmt::offset::version, std::uint32_t{3}), errc::corrupt) << "not the oldest version";
+  EXPECT_EQ(code_after_patch(fresh, fmt::offset::version, std::uint32_t{4}), errc::unsupported_version);
+  // Other kinds stay version 1 and refuse a version 3 header.
+  const bytes_t cuckoo = save_to_bytes(sample_cuckoo(false));
+  EXPECT_EQ(inspect(cuckoo).version, 1u);
+  EXPECT_EQ(code_after_patch(cuckoo, fmt::offset::version, std::uint32_t{3}), errc::corrupt);
+}
+
+// A file written before the bound (the golden file, byte for byte what the
+// old code wrote) loads with its double-hashed probes and answers exactly as
+// the old code did: the digest of 100,000 answers was computed by the code
+// before this change (same parameters, same inserts, probes from seed 77).
+TEST(WindowFormat, OldFilesAnswerAsBefore) {
+  for (const auto& [timed, positives, digest] : {std::tuple{false, 1090ull, 0x0aca6fd75677a44bULL},
+                                                std::tuple{true, 383ull, 0x70af7f3398cd0f81ULL}}) {
+    const auto f = std::get<age_partitioned_bloom>(load(save_to_bytes(sample_window(timed, true))));
+    EXPECT_EQ(f.params().probes, apbf_probes::double_hashing);
+    detail::splitmix64 probe(77);
+    std::uint64_t got = 0, count = 0;
+    for (int i = 0; i < 100000; ++i) {
+      const bool b = f.may_contain_hash(probe());
+      count += b;
+      got = detail::mix64(got ^ (b ? 0x5bd1e995ULL : 0x1b873593ULL));
+    }
+    EXPECT_EQ(count, positives);
+    EXPECT_EQ(got, digest);
+  }
+  const auto golden = std::get<age_partitioned_bloom>(load(corpus_dir() / "age_partitioned_bloom.bkf"));
+  EXPECT_EQ(golden.params(), old_window_params(true));
+  EXPECT_GT(golden.design_fpr(), golden.target_fpr()) << "sized on the mean: its bound is above its target";
 }
 
 TEST(KindsFormat, EveryTruncationAndEveryBitFlipIsCaught) {
@@ -202,16 +268,17 @@ TEST(KindsFormat, FuzzInvariantsHoldOnBothKinds) {
   }
 }
 
-fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format"; }
 
 TEST(KindsFormat, GoldenFilesMatchWhatThisBuildWrites) {
   const std::map<std::string, bytes_t> files = {
       {"cuckoo_filter.bkf", save_to_bytes(sample_cuckoo(true))},
-      {"age_partitioned_bloom.bkf", save_to_bytes(sample_window(true))},
+      {"age_partitioned_bloom.bkf", save_to_bytes(sample_window(true, true))},
+      {"age_partitioned_bloom_v3.bkf", save_to_bytes(sample_window(true))},
   };
   const std::map<std::string, std::uint64_t> pinned = {
       {"cuckoo_filter.bkf", 0xf81a8361b5aa5ff1ULL},
       {"age_partitioned_bloom.bkf", 0xfd25db0350412feaULL},
+      {"age_partitioned_bloom_v3.bkf", 0x2843cfd3237012beULL},
   };
   if (const char* update = std::getenv("BLOOMKIT_UPDATE_GOLDEN"); update != nullptr && *update != '\0') {
     for (const auto& [name, bytes] : files) {

@@ -38,14 +38,34 @@
 // The FPR bound. Logical slice j has received j g + c keys' bits when j < k
 // (c keys so far in this generation) and k g when j >= k: each key sets one
 // bit per slice in k slices. A random absent key hits slice j with
-// probability r_j = 1 - (1 - 1/m)^(keys into it), independently per slice,
-// and the FPR is P(some run of k hits), computed exactly by a DP over the
-// slices (sizing below). It grows with c and drops at a shift (the new
-// slice is empty, the dropped one was the fullest), so its maximum over
-// the whole stream is at c = g, the design_fpr(). Before the ring has
-// turned once every slice holds fewer keys, so the bound holds from the
-// first insert on: at every moment of the stream, not only after a fill.
-// estimated_fpr() computes the same DP from the slices' actual fills.
+// probability equal to that slice's fill (the fraction of its bits set),
+// independently per slice, and the FPR for the bits present is P(some run
+// of k hits), computed exactly by a DP over the slices (estimated_fpr()
+// runs it on the actual fills). The FPR only grows within a generation
+// (bits are only set) and drops at a shift (the new slice is empty, the
+// dropped one was the fullest), so the worst phase is c = g.
+//
+// The paper's analysis (and design_fpr() before this bound) puts each
+// slice's fill at its mean 1 - (1 - 1/m)^keys; that gives the FPR averaged
+// over hash functions (expected_design_fpr()), which one filter exceeds at
+// about half of all shifts. design_fpr() is a bound instead: the same DP over
+// an upper bound on every slice's fill at the worst phase (slice j < k
+// holding (j + 1) g keys, older ones k g), each exceeded with probability
+// at most delta / (k + l), delta = 10^-9 (detail::apbf_fill_bound: the set
+// bits of balls in bins are negatively associated, so Bernstein's and
+// McDiarmid's inequalities apply). The exact guarantee, with the hash
+// modelled as random and the keys not chosen after seeing it:
+//   for any one generation, with probability at least 1 - 10^-9, the FPR
+//   for the bits present is at most design_fpr() at every moment of that
+//   generation (any phase, before the ring has turned once, after a time
+//   window's early or idle shifts, with repeated keys: each holds at most as
+//   many keys per slice as the worst phase, hence stochastically fewer bits).
+// Over a stream of G generations, all of them hold except with probability
+// at most G 10^-9. The planner sizes m on this bound, so design_fpr() <=
+// target_fpr; the margin costs +1.2 % bits for N = 10^6 at 1 %, +8 % for
+// N = 20,000 and +23 % for N = 2,000 (small slices scatter more). A file
+// written before (sized on the mean) keeps its parameters and answers
+// exactly as before; its design_fpr() is its own bound, above its target.
 //
 // Time windows. With generation_time = tau > 0 a generation also ends when
 // tau time units (the caller's clock: seconds, ms, any monotone integer)
@@ -76,6 +96,30 @@
 
 namespace bloomkit {
 
+/// How a key's bit in each slice is derived from its 64-bit hash h.
+enum class apbf_probes : std::uint32_t {
+  /// (h + s mix64(h)) reduced to [0, m) for physical slice s: double
+  /// hashing, what files before format version 3 hold. Any two slices' bits
+  /// are independent, but a run of three or more is not: an absent key whose
+  /// (h, mix64(h)) is close to an inserted key's follows that key's bits
+  /// through many slices, which adds about (keys in the ring) / (k m^2) to
+  /// the FPR (measured: +12-15 % over the DP at m = 190; negligible at m of
+  /// tens of thousands). Kept so that such files answer exactly as before.
+  double_hashing = 0,
+  /// The s-th output of splitmix64 seeded with h, reduced to [0, m): every
+  /// slice's bit is a separately mixed value, so an absent key's hits are
+  /// independent across slices as the FPR's DP assumes. New filters use it.
+  independent = 1,
+};
+
+/// The unit of a time window's clock, as far as the filter knows it. The
+/// filter only compares integers; the unit is recorded so that tools can
+/// name it (`bloomkit info`), and nothing else depends on it.
+enum class apbf_time_unit : std::uint32_t {
+  unspecified = 0,  ///< the caller's clock, unit not recorded (count windows; files before version 3; Python)
+  seconds = 1,      ///< whole seconds (`bloomkit build --window-seconds`)
+};
+
 /// The parameters that fix an age-partitioned filter's layout and window.
 struct age_partitioned_bloom_params {
   std::uint32_t k = 0;                  ///< slices a key is written to, 1 <= k <= 32
@@ -86,6 +130,8 @@ struct age_partitioned_bloom_params {
   std::uint64_t window = 0;             ///< the window asked for (keys, or time units when tau > 0)
   double target_fpr = 0.0;              ///< design false-positive rate, in (0, 1)
   hash_spec hash{};
+  apbf_probes probes = apbf_probes::independent;  ///< how a slice's bit is derived (format version 3)
+  apbf_time_unit time_unit = apbf_time_unit::unspecified;  ///< what generation_time and window count (time windows)
 
   friend bool operator==(const age_partitioned_bloom_params&, const age_partitioned_bloom_params&) = default;
 };
@@ -123,6 +169,10 @@ inline void validate(const age_partitioned_bloom_params& p) {
   require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
           prefix + "target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
   require(is_known(p.hash.algorithm), errc::invalid_argument, prefix + "unknown hash algorithm");
+  require(p.probes == apbf_probes::double_hashing || p.probes == apbf_probes::independent, errc::invalid_argument,
+          prefix + "unknown probe scheme " + std::to_string(static_cast<std::uint32_t>(p.probes)));
+  require(p.time_unit == apbf_time_unit::unspecified || (p.time_unit == apbf_time_unit::seconds && p.generation_time != 0),
+          errc::invalid_argument, prefix + "a time unit applies to a time window (generation_time > 0) only");
 }
 
 /// P(some run of k consecutive hits) over slices hit independently with
@@ -145,7 +195,11 @@ inline double apbf_run_probability(std::span<const double> fills, std::uint32_t 
 }
 
 /// The expected FPR with c keys in the current generation (see the header):
-/// logical slice j holds min(j g + c, k g) keys' bits.
+/// logical slice j holds min(j g + c, k g) keys' bits, and each slice's fill
+/// is replaced by its mean 1 - (1 - 1/m)^keys. This is the average over hash
+/// functions (the DP is multilinear in the fills and the slices' fills are
+/// independent, so the mean of the FPR is the FPR of the mean fills); one
+/// filter's FPR scatters around it.
 inline double apbf_fpr_at(std::uint32_t k, std::uint32_t l, double slice_bits, double g, double c) {
   std::vector<double> fills(k + l);
   for (std::uint32_t j = 0; j < k + l; ++j) {
@@ -155,9 +209,56 @@ inline double apbf_fpr_at(std::uint32_t k, std::uint32_t l, double slice_bits, d
   return apbf_run_probability(fills, k);
 }
 
-/// The bound over the whole stream: c = g, just before a shift.
-inline double apbf_design_fpr(std::uint32_t k, std::uint32_t l, double slice_bits, double g) {
+/// The mean FPR at the worst phase of the cycle (c = g, just before a
+/// shift): what design_fpr() reported before it became a bound. Exceeded by
+/// about half of all filters at any given moment.
+inline double apbf_expected_design_fpr(std::uint32_t k, std::uint32_t l, double slice_bits, double g) {
   return apbf_fpr_at(k, l, slice_bits, g, g);
+}
+
+/// ln(1 / delta) for the design bound's confidence: for any one generation,
+/// the FPR exceeds apbf_design_fpr() at some moment of it with probability
+/// at most delta = 10^-9 (over the choice of hash function; see the header).
+inline constexpr double apbf_bound_log_inverse_delta = 20.723265836946411;  // ln(10^9)
+
+/// An upper bound on the fill (fraction of bits set) of a slice of m bits
+/// after `keys` keys each set one bit in it, exceeded with probability at
+/// most e^-L. The set-bit indicators of balls in bins are negatively
+/// associated (Dubhashi, Ranjan, "Balls and bins: a study in negative
+/// dependence", 1998), so the Chernoff-type bounds of independent Bernoulli
+/// trials apply to their sum; the smallest of these is taken:
+///   * the trivial ones: at most every bit, and at most one new bit per key;
+///   * Bernstein over the m indicators (variance at most m r (1 - r)):
+///     X - E X <= L / 3 + sqrt(L^2 / 9 + 2 m r (1 - r) L);
+///   * McDiarmid over the `keys` independent throws (one throw moves X by at
+///     most 1): X - E X <= sqrt(keys L / 2).
+inline double apbf_fill_bound(double keys, double slice_bits, double log_inverse_delta) {
+  if (keys <= 0.0) return 0.0;
+  const double m = slice_bits;
+  const double L = log_inverse_delta;
+  const double mean = -std::expm1(keys * std::log1p(-1.0 / m));
+  const double bernstein = L / 3.0 + std::sqrt(L * L / 9.0 + 2.0 * m * mean * (1.0 - mean) * L);
+  const double mcdiarmid = std::sqrt(keys * L / 2.0);
+  return std::min({1.0, keys / m, mean + std::min(bernstein, mcdiarmid) / m});
+}
+
+/// The reported FPR bound (design_fpr()): the run DP over every slice's fill
+/// bound at the worst phase of the cycle, slice j < k holding (j + 1) g
+/// keys and every older one k g, each slice's bound at confidence
+/// delta / (k + l) (a union bound over the slices). The DP is increasing in
+/// every fill, so when no slice passes its bound the FPR is at most this.
+/// Every other moment of the stream holds fewer keys per slice (earlier in a
+/// generation, before the ring turned once, a generation ended early by
+/// time, repeated keys), and fewer keys give stochastically fewer set bits,
+/// so the same bound covers it.
+inline double apbf_design_fpr(std::uint32_t k, std::uint32_t l, double slice_bits, double g) {
+  const double L = apbf_bound_log_inverse_delta + std::log(static_cast<double>(k + l));
+  std::vector<double> fills(k + l);
+  for (std::uint32_t j = 0; j < k + l; ++j) {
+    const double keys = j < k ? (j + 1) * g : k * g;
+    fills[j] = apbf_fill_bound(keys, slice_bits, L);
+  }
+  return apbf_run_probability(fills, k);
 }
 
 /// The smallest m with apbf_design_fpr(k, l, m, g) <= p (m <= 2^40), or 0.
@@ -287,10 +388,23 @@ class apbf_reader : public query_facade<D> {
     }
     return detail::apbf_run_probability(fills, self().params().k);
   }
-  /// The bound over the whole stream (expected fills at c = g).
+  /// The reported FPR bound (see the header): for any one generation, the
+  /// FPR stays at most this at every moment of it, except with probability
+  /// at most 10^-9 over the hash function. The planner sizes m so that it is
+  /// at most target_fpr(); a file written before the bound existed (sized
+  /// on the mean) reports its own parameters' bound, a little above its
+  /// target.
   [[nodiscard]] double design_fpr() const {
     return detail::apbf_design_fpr(self().params().k, self().params().l, static_cast<double>(self().params().slice_bits),
                                    static_cast<double>(self().params().generation_keys));
+  }
+  /// The mean FPR at the worst phase of the cycle (fills at their expected
+  /// values, c = g): a typical filter's FPR just before a shift, not a
+  /// bound (about half of all filters are above it at that moment).
+  [[nodiscard]] double expected_design_fpr() const {
+    return detail::apbf_expected_design_fpr(self().params().k, self().params().l,
+                                            static_cast<double>(self().params().slice_bits),
+                                            static_cast<double>(self().params().generation_keys));
   }
   /// Never saturated: the window slides, and the FPR bound holds at every
   /// moment. Always false, for the common state API.
@@ -315,7 +429,14 @@ class apbf_reader : public query_facade<D> {
     return p >= n ? p - n : p;
   }
   [[nodiscard]] std::uint64_t bit_of(std::uint64_t h, std::uint32_t phys) const noexcept {
-    return detail::reduce64(h + phys * detail::mix64(h), self().params().slice_bits);
+    if (self().params().probes == apbf_probes::double_hashing) {
+      return detail::reduce64(h + phys * detail::mix64(h), self().params().slice_bits);
+    }
+    // splitmix64's output number phys + 1 for the seed h (detail/bits.hpp).
+    std::uint64_t z = h + (std::uint64_t{phys} + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return detail::reduce64(z ^ (z >> 31), self().params().slice_bits);
   }
   [[nodiscard]] bool has_bit(std::uint64_t h, std::uint32_t logical) const noexcept {
     const std::uint32_t p = physical(logical);
@@ -436,7 +557,7 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
         const double bits = static_cast<double>(detail::apbf_slice_words(m) * 64) * (k + l);
         if (bits < best_bits) {
           best_bits = bits;
-          best = age_partitioned_bloom_params{k, l, m, g, 0, window, target_fpr, hash};
+          best = age_partitioned_bloom_params{k, l, m, g, 0, window, target_fpr, hash, apbf_probes::independent};
         }
       }
     }

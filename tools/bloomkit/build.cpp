@@ -44,6 +44,7 @@
 #include "output_guard.hpp"
 #include "kmer_input.hpp"
 #include "progress.hpp"
+#include "time_window_input.hpp"
 
 namespace bloomkit::cli {
 
@@ -276,46 +277,26 @@ void note_static_width(const kind_entry& entry, double fpr) {
 }
 
 /// --kind window --window N --window-seconds T: a time window of T seconds
-/// for up to N keys per window (age_partitioned_bloom::plan_time_params).
-/// Every input line is TIME<TAB>KEY: TIME a whole number of seconds on the
-/// caller's clock (Unix time, or any integer clock in the unit of
-/// --window-seconds), never decreasing over the inputs in order; KEY in
-/// --format. Each key is inserted at its time (insert_hash_at), so the
-/// filter's clock ends at the last time read and the file holds it. One
-/// pass, no spool: the filter is sized by N and T, not by counting. A line
-/// without a TAB, a TIME that is not a number, a TIME before the one above
-/// it, or a KEY that does not parse is an error naming the file and line
-/// (exit 2), with nothing written. Returns the keys read.
+/// for up to N keys per window (plan_seconds_window), over TIME<TAB>KEY
+/// lines (time_window_input.hpp: the rules, shared with dedupe). Each key
+/// is inserted at its time (insert_hash_at), so the filter's clock ends at
+/// the last time read and the file holds it. One pass, no spool: the
+/// filter is sized by N and T, not by counting. A bad line is an error
+/// naming the file and line (exit 2), with nothing written. Returns the
+/// keys read.
 std::uint64_t fill_time_window(opened_inputs& inputs, key_hasher& hasher, age_partitioned_bloom& filter,
                                progress_bar& bar) {
   std::uint64_t keys = 0;
   std::uint64_t bytes_before = 0;
+  std::uint64_t latest = filter.state().now;
   for (auto& reader : inputs.readers) {
-    std::uint64_t line_number = 0;
-    for (std::string_view chunk = reader->next_chunk(); !chunk.empty(); chunk = reader->next_chunk()) {
-      lines::split_lines(chunk, [&](const char* begin, const char* end) {
-        const std::string_view line = strip_cr(std::string_view(begin, static_cast<std::size_t>(end - begin)));
-        ++line_number;
-        const auto bad = [&](const std::string& why) {
-          return error(errc::invalid_argument, describe_bad_key(reader->name(), line_number, why, line));
-        };
-        const std::size_t tab = line.find('\t');
-        if (tab == std::string_view::npos) throw bad("no TAB: --window-seconds reads TIME<TAB>KEY lines");
-        std::uint64_t time = 0;
-        if (!parse_u64(line.substr(0, tab), time)) {
-          throw bad("the TIME before the TAB is not a whole number of seconds in [0, 2^64 - 1]");
-        }
-        if (time < filter.state().now) {
-          throw bad("TIME " + std::to_string(time) + " is before the line above it (" +
-                    std::to_string(filter.state().now) + "): the times must never decrease (sort -n the input)");
-        }
-        std::uint64_t h = 0;
-        if (!hasher.hash(line.substr(tab + 1), h)) throw bad(hasher.why());
-        filter.insert_hash_at(h, time);
-        ++keys;
-      });
-      bar.update(bytes_before + reader->bytes_read(), keys);
-    }
+    for_each_timed_line(
+        *reader, hasher, latest,
+        [&](std::uint64_t time, std::uint64_t h, std::string_view) {
+          filter.insert_hash_at(h, time);
+          ++keys;
+        },
+        [&] { bar.update(bytes_before + reader->bytes_read(), keys); });
     bytes_before += reader->bytes_read();
   }
   return keys;
@@ -356,16 +337,7 @@ int run_build(const build_options& o) {
   } else if (o.window) {
     throw usage_error("--window applies to --kind window only");
   }
-  if (o.window_seconds) {
-    if (entry.kind != filter_kind::age_partitioned_bloom) {
-      throw usage_error("--window-seconds applies to --kind window only (with --window N, the most keys in any "
-                        "window of that many seconds)");
-    }
-    if (*o.window_seconds <= 0) {
-      throw usage_error("--window-seconds must be at least 1, got " + std::to_string(*o.window_seconds));
-    }
-    if (sequences) throw usage_error("--window-seconds reads TIME<TAB>KEY lines; it does not combine with --kmer");
-  }
+  check_window_seconds(entry.kind, o.window_seconds, sequences);
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   if (o.capacity && *o.capacity <= 0) {
     throw usage_error("--capacity must be at least 1, got " + std::to_string(*o.capacity));
@@ -398,9 +370,7 @@ int run_build(const build_options& o) {
   if (o.window_seconds) {
     // ---- a time window: sized by --window and --window-seconds, one pass ---
     const auto t = clock_type::now();
-    filter.emplace(std::in_place_type<age_partitioned_bloom>,
-                   age_partitioned_bloom::plan_time_params(static_cast<std::uint64_t>(*o.window_seconds), *o.window,
-                                                           o.fpr, spec));
+    filter.emplace(std::in_place_type<age_partitioned_bloom>, plan_seconds_window(*o.window_seconds, *o.window, o.fpr, spec));
     auto& w = std::get<age_partitioned_bloom>(*filter);
     times.construct = seconds_since(t);
     progress_bar bar("build", total_bytes, !o.quiet);

@@ -12,8 +12,19 @@
 // fixed-size kind (blocked, split-block, standard, counting) exceeds it past
 // --capacity, and `dedupe` says so on stderr at the end. --kind window
 // --window N forgets lines after N more (a repeat after that is printed
-// again: "unique within the last N lines"). --kind cuckoo stops with exit 2
-// when its table is full.
+// again: "unique within the last N lines"). --kind window --window N
+// --window-seconds T reads TIME<TAB>KEY lines (the rules of build
+// --window-seconds, time_window_input.hpp) and prints a line when its KEY is
+// certainly not among the keys of the last T seconds (planned for up to N
+// keys per T seconds): "unique within the last T seconds". --kind cuckoo
+// stops with exit 2 when its table is full.
+//
+// A bad line (a key that does not parse; for a time window also no TAB, a
+// TIME that is not a whole number, a TIME below the one above it) is exit 2
+// naming FILE:LINE. Output is written in pieces of 1 MiB, so nothing is
+// printed when the error comes within the first MiB of output; past it,
+// the pieces already written stay (stdout is a stream), and all of them are
+// correct.
 //
 // Output: the kept lines, each followed by '\n', in input order (one
 // trailing '\r' is dropped, as for keys). A summary goes to stderr unless
@@ -31,6 +42,7 @@
 #include "commands.hpp"
 #include "key_input.hpp"
 #include "kinds.hpp"
+#include "time_window_input.hpp"
 
 namespace bloomkit::cli {
 
@@ -42,6 +54,7 @@ struct dedupe_options {
   double fpr = 1e-4;
   std::uint64_t capacity = 10'000'000;
   std::optional<std::uint64_t> window;
+  std::optional<std::int64_t> window_seconds;  // signed, so "-5" is refused, not wrapped
   std::string format = "text";
   bool quiet = false;
 };
@@ -57,6 +70,7 @@ int run_dedupe(const dedupe_options& o) {
   } else if (o.window) {
     throw usage_error("--window applies to --kind window only");
   }
+  check_window_seconds(entry.kind, o.window_seconds, false);
   const key_format format = parse_key_format(o.format);
   std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
   int stdin_uses = 0;
@@ -66,7 +80,10 @@ int run_dedupe(const dedupe_options& o) {
     if (path != "-") line_reader probe(path);  // every input opens before any output
   }
 
-  any_filter filter = make_filter(entry.kind, o.window ? *o.window : o.capacity, o.fpr, info.default_hash);
+  any_filter filter = o.window_seconds
+                          ? any_filter(std::in_place_type<age_partitioned_bloom>,
+                                       plan_seconds_window(*o.window_seconds, *o.window, o.fpr, info.default_hash))
+                          : make_filter(entry.kind, o.window ? *o.window : o.capacity, o.fpr, info.default_hash);
   std::uint64_t lines = 0, printed = 0;
   std::string out;
   out.reserve(std::size_t{1} << 20);
@@ -106,6 +123,30 @@ int run_dedupe(const dedupe_options& o) {
           lines += hashes.size();
           if (out.size() >= (std::size_t{1} << 20)) flush();
         };
+        if constexpr (std::is_same_v<F, age_partitioned_bloom>) {
+          if (o.window_seconds) {
+            // A time window: each line's KEY is tested and added at its TIME.
+            std::uint64_t latest = f.state().now;
+            for (const auto& path : inputs) {
+              line_reader reader(path);
+              for_each_timed_line(
+                  reader, hasher, latest,
+                  [&](std::uint64_t time, std::uint64_t h, std::string_view line) {
+                    f.advance_to(time);
+                    if (f.insert_if_absent_hash(h)) {
+                      out.append(line);
+                      out += '\n';
+                      ++printed;
+                    }
+                    ++lines;
+                  },
+                  [&] {
+                    if (out.size() >= (std::size_t{1} << 20)) flush();
+                  });
+            }
+            return;
+          }
+        }
         for (const auto& path : inputs) {
           line_reader reader(path);
           (void)for_each_key_batch(reader, hasher, batch, [](std::uint64_t, std::uint64_t) {});
@@ -117,12 +158,19 @@ int run_dedupe(const dedupe_options& o) {
   if (!o.quiet) {
     const double fpr = std::visit([](const auto& f) { return f.estimated_fpr(); }, filter);
     const bool over = !info.grows && printed > o.capacity;
+    std::string window_note;
+    if (const auto* w = std::get_if<age_partitioned_bloom>(&filter); w != nullptr && w->overflowed_generations() != 0) {
+      window_note = "; " + std::to_string(w->overflowed_generations()) +
+                    " generations filled up before their time (more than --window keys within --window-seconds), "
+                    "so lines before them were forgotten early";
+    }
     std::fprintf(stderr,
                  "bloomkit: dedupe: %llu lines, %llu printed, %llu dropped as seen before; a new line is dropped "
-                 "with probability at most the filter's FPR: %.3g%% now (target %.3g%%)%s\n",
+                 "with probability at most the filter's FPR: %.3g%% now (target %.3g%%)%s%s\n",
                  static_cast<unsigned long long>(lines), static_cast<unsigned long long>(printed),
                  static_cast<unsigned long long>(lines - printed), 100 * fpr, 100 * o.fpr,
-                 over ? "; more distinct lines than --capacity, so the FPR is past its target" : "");
+                 over ? "; more distinct lines than --capacity, so the FPR is past its target" : "",
+                 window_note.c_str());
   }
   return exit_ok;
 }
@@ -137,7 +185,9 @@ void register_dedupe(CLI::App& app, command_table& table) {
       "Examples:\n"
       "  bloomkit dedupe access.log > first-seen.log\n"
       "  zcat huge.gz | bloomkit dedupe --fpr 1e-6 > unique.txt\n"
-      "  bloomkit dedupe --kind window --window 100000 events.txt   # unique within the last 100000 lines\n\n"
+      "  bloomkit dedupe --kind window --window 100000 events.txt   # unique within the last 100000 lines\n"
+      "  bloomkit dedupe --kind window --window 100000 --window-seconds 3600 events.tsv\n"
+      "      # TIME<TAB>KEY lines: each line whose KEY is new within the last hour\n\n"
       "A repeated line is never printed twice. A new line is wrongly dropped only as a false positive,\n"
       "with probability at most the filter's FPR (--fpr; the scalable default keeps it there for any\n"
       "number of distinct lines; fixed-size kinds pass it beyond --capacity and say so at the end).");
@@ -146,8 +196,14 @@ void register_dedupe(CLI::App& app, command_table& table) {
   sub->add_option("-p,--fpr", o->fpr, "the chance a new line is wrongly dropped, in (0, 1) (default 1e-4)");
   sub->add_option("-n,--capacity", o->capacity,
                   "expected distinct lines (default 10000000; scalable grows past it)");
-  sub->add_option("--window", o->window, "--kind window: lines are unique within the last N lines")
+  sub->add_option("--window", o->window,
+                  "--kind window: lines are unique within the last N lines; with --window-seconds, the most keys "
+                  "any window of that many seconds holds")
       ->check(not_negative());
+  sub->add_option("--window-seconds", o->window_seconds,
+                  "--kind window: unique within the last T seconds instead of N lines: every line is TIME<TAB>KEY "
+                  "(TIME in whole seconds, never decreasing, as for build --window-seconds); the whole line is "
+                  "printed");
   sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text: the line's bytes)");
   sub->add_flag("-q,--quiet", o->quiet, "no summary on stderr");
   table.emplace_back(sub, [o] { return run_dedupe(*o); });

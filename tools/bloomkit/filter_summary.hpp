@@ -36,12 +36,16 @@ struct filter_summary {
   double estimated_fpr = 0;
   double design_fpr = 0;
   bool saturated = false;
-  /// Time windows (--kind window --window-seconds): `capacity` counts
-  /// seconds, not keys, and window_keys is what the window is planned to
-  /// hold, l g keys (one generation of g keys per generation_time, l of them).
-  bool capacity_in_seconds = false;
+  /// Time windows: `capacity` counts time units, not keys, and window_keys
+  /// is what the window is planned to hold, l g keys (one generation of g
+  /// keys per generation_time, l of them). capacity_unit says which unit:
+  /// "seconds" where the file records it (bloomkit build --window-seconds),
+  /// else "time_units" (the caller's clock: Python's time_window, files
+  /// written before format version 3).
+  bool capacity_in_time = false;
+  std::string capacity_unit;
   std::optional<std::uint64_t> window_keys;
-  std::optional<std::uint64_t> generation_seconds;
+  std::optional<std::uint64_t> generation_time;
 
   /// bits / capacity (the definition); size_bytes * 8 / capacity for
   /// a kind without a bit count; a time window's bits over its window_keys.
@@ -73,9 +77,10 @@ filter_summary summarize_one(const F& f, filter_kind kind) {
   s.saturated = f.saturated();
   if constexpr (std::is_same_v<F, age_partitioned_bloom> || std::is_same_v<F, age_partitioned_bloom_view>) {
     if (f.params().generation_time != 0) {
-      s.capacity_in_seconds = true;
+      s.capacity_in_time = true;
+      s.capacity_unit = f.params().time_unit == apbf_time_unit::seconds ? "seconds" : "time_units";
       s.window_keys = std::uint64_t{f.params().l} * f.params().generation_keys;
-      s.generation_seconds = f.params().generation_time;
+      s.generation_time = f.params().generation_time;
     }
   }
   return s;
@@ -92,7 +97,8 @@ inline filter_summary summarize(const any_filter_view& filter) {
 /// "Command-line tool"): kind, bits, k, blocks, hash, seed, capacity,
 /// target_fpr, inserted, inserted_accuracy, size_bytes, bits_per_key,
 /// fill_ratio, estimated_cardinality, estimated_fpr, design_fpr, saturated;
-/// for a time window also capacity_unit ("seconds") and window_keys.
+/// for a time window also capacity_unit ("seconds" where the file records
+/// it, else "time_units": the caller's clock) and window_keys.
 /// Callers may append more fields.
 inline json_object summary_json(const filter_summary& s) {
   json_object o;
@@ -113,7 +119,7 @@ inline json_object summary_json(const filter_summary& s) {
       .field("estimated_fpr", s.estimated_fpr)
       .field("design_fpr", s.design_fpr)
       .field("saturated", s.saturated);
-  if (s.capacity_in_seconds) o.field("capacity_unit", "seconds").field("window_keys", s.window_keys);
+  if (s.capacity_in_time) o.field("capacity_unit", s.capacity_unit).field("window_keys", s.window_keys);
   return o;
 }
 

@@ -60,23 +60,31 @@ std::string hash_words(hash_spec h) {
 
 /// The capacity row: keys for most kinds (a scalable filter's over all its
 /// stages: the header records the first stage's design); for a window the
-/// window it keeps, in keys or, for a time window, in seconds.
+/// window it keeps, in keys or, for a time window, in seconds (when the
+/// file records that unit) or the caller's time units.
 std::string capacity_words(const file_info& info, const std::optional<filter_summary>& summary) {
   const std::uint64_t capacity = summary ? summary->capacity : info.capacity;
   if (info.kind == filter_kind::age_partitioned_bloom) {
     // The unit comes from the header's own fields, so a damaged file (no summary) is described truly too.
-    std::uint64_t generation_time = 0, generation_keys = 0, l = 0;
+    std::uint64_t generation_time = 0, generation_keys = 0, l = 0, time_unit = 0;
     for (const auto& p : info.params) {
       if (const auto* v = std::get_if<std::uint64_t>(&p.value)) {
         if (p.name == "generation_time") generation_time = *v;
         if (p.name == "generation_keys") generation_keys = *v;
         if (p.name == "l") l = *v;
+        if (p.name == "time_unit") time_unit = *v;
       }
     }
     if (generation_time != 0) {
-      return std::to_string(capacity) + " seconds (a time window: keys of the last " + std::to_string(capacity) +
-             " seconds; generations of " + std::to_string(generation_time) + " seconds, planned for " +
-             std::to_string(l * generation_keys) + " keys per window)";
+      // Seconds only where the file says so (bloomkit build --window-seconds);
+      // a window built on another clock (Python's time_window, files before
+      // format version 3) counts units the file does not name.
+      const bool seconds = time_unit == static_cast<std::uint64_t>(apbf_time_unit::seconds);
+      const std::string unit = seconds ? " seconds" : " time units";
+      return std::to_string(capacity) + unit + " (a time window: keys of the last " + std::to_string(capacity) + unit +
+             "; generations of " + std::to_string(generation_time) + unit + ", planned for " +
+             std::to_string(l * generation_keys) + " keys per window" +
+             (seconds ? ")" : "; the unit is the caller's clock, not recorded in the file)");
     }
     return std::to_string(capacity) + " keys (a count window: the last " + std::to_string(capacity) +
            " keys are always reported)";

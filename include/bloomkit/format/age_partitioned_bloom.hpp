@@ -3,13 +3,19 @@
 //
 //   parameters (80 bytes):
 //     k u32 | l u32 | slice_bits u64 | generation_keys u64 | generation_time u64
-//     | newest u32 | reserved u32 (zero) | generation_count u64 | generation_start u64
-//     | now u64 | overflowed_generations u64 | reserved u64 (zero)
+//     | newest u32 | probes u32 | generation_count u64 | generation_start u64
+//     | now u64 | overflowed_generations u64 | time_unit u64
 //   payload: k + l slices in physical order, each ceil(slice_bits / 64) words
 //            u64 little-endian, bit i of a slice is bit i % 64 of its word
 //            i / 64; bits past slice_bits zero.
 //   header: capacity = the window asked for (keys; time units when
 //           generation_time > 0), inserted = insert calls in total.
+//   probes: 0 = double hashing (the only scheme before version 3; the field
+//           was reserved, zero), 1 = independent per-slice bits, which needs
+//           format version 3 (older readers say "upgrade bloomkit"); the
+//           file's version is the oldest that expresses it.
+//   time_unit: 0 = not recorded (the caller's clock), 1 = seconds; reserved
+//           (zero) before version 3, nonzero only in a time window.
 // The ring's position (newest, generation_count) and the clock are saved, so
 // a loaded filter continues the stream exactly where the saved one stopped.
 #pragma once
@@ -30,6 +36,12 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
 
   // ---- writing ----
   static std::uint32_t params_bytes(const source_type&) noexcept { return 80; }
+  /// Independent probes and a recorded time unit exist from format version
+  /// 3 on; double hashing and no unit are what version 1 always meant.
+  static std::uint32_t min_version(const source_type& f) noexcept {
+    const bool v1 = f.params().probes == apbf_probes::double_hashing && f.params().time_unit == apbf_time_unit::unspecified;
+    return v1 ? 1 : detail::format::probe_scheme_version;
+  }
   static void write_params(const source_type& f, detail::format::params_writer& out) {
     const auto& p = f.params();
     const auto& s = f.state();
@@ -39,12 +51,12 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
     out.u64(p.generation_keys);
     out.u64(p.generation_time);
     out.u32(s.newest);
-    out.u32(0);
+    out.u32(static_cast<std::uint32_t>(p.probes));
     out.u64(s.generation_count);
     out.u64(s.generation_start);
     out.u64(s.now);
     out.u64(s.overflowed_generations);
-    out.u64(0);
+    out.u64(static_cast<std::uint64_t>(p.time_unit));
   }
 
   // ---- reading ----
@@ -69,12 +81,12 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
     p.generation_keys = in.u64("generation_keys");
     p.generation_time = in.u64("generation_time");
     s.newest = in.u32("newest");
-    in.zeros(4, "reserved");
+    const std::uint32_t probes = in.u32("probes");
     s.generation_count = in.u64("generation_count");
     s.generation_start = in.u64("generation_start");
     s.now = in.u64("now");
     s.overflowed_generations = in.u64("overflowed_generations");
-    in.zeros(8, "reserved");
+    const std::uint64_t unit = in.u64("time_unit");
     in.finish();
     check_field(p.k >= 1 && p.k <= 32, name, "k", "= " + std::to_string(p.k) + " is not in [1, 32]");
     check_field(p.l >= 1 && p.l <= 64, name, "l", "= " + std::to_string(p.l) + " is not in [1, 64]");
@@ -84,6 +96,17 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
                 "= " + std::to_string(p.generation_keys) + " is not in [1, 2^56]");
     check_field(p.generation_time <= (std::uint64_t{1} << 56), name, "generation_time",
                 "= " + std::to_string(p.generation_time) + " is above 2^56");
+    check_field(probes <= 1, name, "probes", "= " + std::to_string(probes) + " is not 0 or 1");
+    check_field(probes == 0 || h.version >= detail::format::probe_scheme_version, name, "probes",
+                "= 1 (independent) in a version " + std::to_string(h.version) +
+                    " file; it exists from format version 3 on (in version 1 this field is reserved, zero)");
+    p.probes = static_cast<apbf_probes>(probes);
+    check_field(unit <= 1, name, "time_unit", "= " + std::to_string(unit) + " is not 0 or 1");
+    check_field(unit == 0 || h.version >= detail::format::probe_scheme_version, name, "time_unit",
+                "= " + std::to_string(unit) + " in a version " + std::to_string(h.version) +
+                    " file; it exists from format version 3 on (reserved, zero, before)");
+    check_field(unit == 0 || p.generation_time != 0, name, "time_unit", "is set in a count window");
+    p.time_unit = static_cast<apbf_time_unit>(unit);
     check_field(s.newest < p.k + p.l, name, "newest", "= " + std::to_string(s.newest) + " is not below k + l");
     check_field(s.generation_count <= p.generation_keys, name, "generation_count",
                 "= " + std::to_string(s.generation_count) + " is above generation_keys");
@@ -112,10 +135,12 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
     out.push_back({"slice_bits", d.params.slice_bits});
     out.push_back({"generation_keys", d.params.generation_keys});
     out.push_back({"generation_time", d.params.generation_time});
+    out.push_back({"probes", std::uint64_t{static_cast<std::uint32_t>(d.params.probes)}});
     out.push_back({"newest", std::uint64_t{d.state.newest}});
     out.push_back({"generation_count", d.state.generation_count});
     out.push_back({"now", d.state.now});
     out.push_back({"overflowed_generations", d.state.overflowed_generations});
+    out.push_back({"time_unit", std::uint64_t{static_cast<std::uint32_t>(d.params.time_unit)}});
   }
 
  private:

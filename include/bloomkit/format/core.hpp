@@ -89,11 +89,17 @@ namespace detail::format {
 inline constexpr std::array<std::byte, 8> magic = {std::byte{0x89}, std::byte{'B'},  std::byte{'L'},  std::byte{'M'},
                                                    std::byte{'\r'}, std::byte{'\n'}, std::byte{0x1A}, std::byte{'\n'}};
 /// The newest version this reader understands. Writers write the oldest
-/// version that can express the filter: 1, unless inserted() is not an
-/// exact count (version 2 gives offset 14 that meaning; docs/FORMAT.md).
-inline constexpr std::uint32_t current_version = 2;
+/// version that can express the filter (written_version): 1, unless
+/// inserted() is not an exact count (version 2 gives offset 14 that
+/// meaning) or the kind's section uses a field a later version defined
+/// (version 3: age_partitioned_bloom's probe scheme); docs/FORMAT.md.
+inline constexpr std::uint32_t current_version = 3;
 /// The version that added the `inserted_accuracy` byte at offset 14.
 inline constexpr std::uint32_t accuracy_version = 2;
+/// The version that gave age_partitioned_bloom's reserved u32 at parameter
+/// offset 36 a meaning (the probe scheme). From this version on, offset 14
+/// may also be 0 (an exact count).
+inline constexpr std::uint32_t probe_scheme_version = 3;
 /// Bytes before the kind's parameters.
 inline constexpr std::size_t fixed_header_bytes = 72;
 /// The payload starts at a multiple of this many bytes from the file start.
@@ -170,7 +176,15 @@ struct common_fields {
   double target_fpr = 0.0;
   /// What `inserted` is; anything but exact makes the file version 2.
   count_accuracy accuracy = count_accuracy::exact;
+  /// The oldest version the kind's section needs (a codec's min_version).
+  std::uint32_t min_version = 1;
 };
+
+/// The version a writer writes for `c`: the oldest that expresses it.
+constexpr std::uint32_t written_version(const common_fields& c) noexcept {
+  const std::uint32_t for_count = c.accuracy == count_accuracy::exact ? 1 : accuracy_version;
+  return for_count > c.min_version ? for_count : c.min_version;
+}
 
 /// The fixed header, decoded and checked (see parse_header).
 struct header {
@@ -473,9 +487,13 @@ inline header parse_header(std::span<const std::byte> bytes, checksum_mode mode)
     }
   } else {
     // Version 2 exists only to say that `inserted` is not a count: an exact
-    // count is written as version 1, so the encoding stays canonical.
+    // count is written as version 1, so the encoding stays canonical. From
+    // version 3 on, 0 (exact) is valid too; whether the version is the
+    // oldest the filter needs is checked once the kind is decoded
+    // (registry.hpp, require_header_agrees).
     const auto accuracy = std::to_integer<std::uint8_t>(bytes[offset::inserted_accuracy]);
-    if (accuracy != static_cast<std::uint8_t>(count_accuracy::at_most) &&
+    const bool exact_allowed = h.version >= probe_scheme_version && accuracy == 0;
+    if (!exact_allowed && accuracy != static_cast<std::uint8_t>(count_accuracy::at_most) &&
         accuracy != static_cast<std::uint8_t>(count_accuracy::estimated)) {
       fail(errc::corrupt, "field 'inserted_accuracy' (offset 14) = " + std::to_string(accuracy) +
                               " in a version 2 file; it must be 1 (at most) or 2 (estimated), and an exact count is "
@@ -520,8 +538,7 @@ class header_builder {
                                               " parameter bytes, above the limit of " + std::to_string(max_params_bytes));
     }
     std::memcpy(bytes_.data(), magic.data(), magic.size());
-    const bool exact = common.accuracy == count_accuracy::exact;
-    store_le(bytes_.data() + offset::version, exact ? std::uint32_t{1} : accuracy_version);
+    store_le(bytes_.data() + offset::version, written_version(common));
     bytes_[offset::inserted_accuracy] = static_cast<std::byte>(common.accuracy);
     bytes_[offset::kind] = static_cast<std::byte>(kind);
     bytes_[offset::hash_algorithm] = static_cast<std::byte>(common.hash.algorithm);

@@ -182,6 +182,8 @@ common_fields common_of(const Source& f) {
     common_fields c{f.hash(), f.inserted(), f.capacity(), f.target_fpr()};
     // Kinds whose count can stop being exact (set algebra) say so.
     if constexpr (requires { f.inserted_accuracy(); }) c.accuracy = f.inserted_accuracy();
+    // Kinds whose section can need a later version say which.
+    if constexpr (requires { Codec::min_version(f); }) c.min_version = Codec::min_version(f);
     return c;
   }
 }
@@ -339,6 +341,12 @@ Decoded&& require_header_agrees(const header& head, Decoded&& decoded) {
     // Only kinds with set algebra keep a count that is not exact.
     fail(errc::corrupt, prefix + "inserted_accuracy' = " + std::string(to_string(head.accuracy)) + ", but a " + kind +
                             " records its count as " + std::string(to_string(c.accuracy)));
+  }
+  if (written_version(c) != head.version) {
+    // The oldest version that expresses the filter, so the encoding stays
+    // canonical (a later version for a filter that needs none is refused).
+    fail(errc::corrupt, prefix + "version' = " + std::to_string(head.version) + ", but this " + kind +
+                            " is written as version " + std::to_string(written_version(c)));
   }
   if (c.capacity != head.capacity) {
     fail(errc::corrupt, prefix + "capacity' = " + std::to_string(head.capacity) + ", but this " + kind + " implies " +
