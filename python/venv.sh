@@ -125,7 +125,12 @@ cmd_asan() {
   # of -O1 -g and optimizes no check away; line tables are all a report
   # needs. -Werror stays off as there: GCC 12 with sanitizers reports false
   # maybe-uninitialized warnings.
+  # BLOOMKIT_PYTHON_THROWING_NEW: ASan's operator new aborts on a failed
+  # allocation even with allocator_may_return_null=1 instead of throwing
+  # std::bad_alloc (python/sanitizer/throwing_new.cpp); this one throws, so
+  # test_huge_sizes_fail_cleanly's MemoryError path runs under ASan too.
   cmake -S "$ROOT/python" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DPython_EXECUTABLE="$PY" \
+    -DBLOOMKIT_PYTHON_THROWING_NEW=ON \
     -DCMAKE_CXX_FLAGS="-O0 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
   cmake --build "$dir" -j "${BLOOMKIT_JOBS:-2}"
@@ -142,7 +147,9 @@ cmd_asan() {
   # suppressions cannot tell its exit-time leaks from ours;
   # tests/test_leaks.py checks the extension's own allocations instead.
   # allocator_may_return_null: the out-of-memory tests expect MemoryError
-  # from an impossible allocation, not an ASan abort.
+  # from an impossible allocation, not an ASan abort (malloc and the nothrow
+  # operator new then return null; the throwing operator new is the build's
+  # own, above).
   local preload
   preload="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libubsan.so)"
   asan_env() {

@@ -10,6 +10,24 @@
 // imul). Both give the scalar hash bit for bit (tests/hash_test.cpp runs
 // every kernel against the library's XXH64 / XXH3_64bits_withSeed).
 //
+// hash_strings hashes many variable-length keys laid out as Arrow lays out a
+// string or binary column: one data buffer and n + 1 offsets into it. One
+// XXH64 of a short string is a dependent chain whose steps depend on the
+// length (8-byte rounds, a 4-byte step, single bytes: doc/xxhash_spec.md,
+// "XXH64 algorithm", steps 1, 4 and 5), so the scalar loop mispredicts on
+// mixed lengths and waits on each chain. The lane versions run the chains of
+// 8 (AVX-512) or 4 (AVX2) strings side by side, each lane with its own
+// length: every step is done by all lanes and kept (a masked blend) only
+// where that lane's length has the step. Bytes are gathered per lane: the
+// 8-byte rounds inside the string, the 1-7 trailing bytes as the 8 bytes
+// that end the string (shifted down), which needs 8 readable bytes before
+// the string's end; a string shorter than 8 bytes at the very start of the
+// buffer, and any string of 32 bytes or more (XXH64's four-accumulator
+// stripes), goes to the scalar XXH64 instead. XXH3 (the other kinds'
+// default) keeps the scalar loop: its 17-128-byte path needs 64x64->128-bit
+// products, which neither AVX2 nor AVX-512 has. tests/string_hash_test.cpp
+// checks every path against the library's XXH64 / XXH3, lane by lane.
+//
 // batch_key_hasher feeds the batched calls' prefetch pipeline
 // (simd_batch.hpp): it is the pipeline's hash_at(i), which asks for keys in
 // increasing order, and hashes the next `chunk` keys whenever i leaves the
@@ -20,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <type_traits>
 
 #include "bloomkit/detail/fixed_hash.hpp"
@@ -123,6 +142,313 @@ inline void hash_keys(kernel k, const K* keys, std::size_t n, hash_spec spec, st
   hash_keys_scalar(keys, n, spec, out);
 }
 
+/// Offsets of an Arrow string/binary (int32) or large_string/large_binary
+/// (int64) column.
+template <class O>
+concept string_offset = std::is_same_v<O, std::int32_t> || std::is_same_v<O, std::int64_t>;
+
+/// out[i] = hash_bytes(data + offsets[i], offsets[i + 1] - offsets[i], spec)
+/// for i < n, one library call per string. offsets[0..n] must be
+/// non-decreasing and within the readable bytes at data; spec a known
+/// algorithm.
+template <string_offset O>
+inline void hash_strings_scalar(const std::byte* data, const O* offsets, std::size_t n, hash_spec spec,
+                                std::uint64_t* out) noexcept {
+  if (spec.algorithm == hash_algorithm::xxh64) {
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), spec.seed);
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = XXH3_64bits_withSeed(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]),
+                                    spec.seed);
+    }
+  }
+}
+
+/// Strings of at most this many bytes take the lanes (XXH64's short-input
+/// path; 32 and more use its four stripes: scalar).
+inline constexpr std::size_t lane_string_max = 31;
+
+#if BLOOMKIT_X86_KERNELS
+/// XXH64 of G groups of eight strings of fewer than 32 bytes: lane j of
+/// group g hashes the len[g] bytes at data + begin[g] (64-bit byte
+/// offsets) into h[g]. Lanes outside live[g] are not read (masked gathers)
+/// and give garbage. A live lane with 1-7 trailing bytes reads the 8 bytes
+/// ending at begin + len, so begin + len >= 8 there (xxh64_strings_avx512
+/// sends the others to the scalar path). Why G groups: each step is a
+/// 64-bit multiply of 15 cycles' latency on the lane's own chain, so one
+/// group alone waits on latency; G independent chains side by side fill it.
+template <int G>
+BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, const __m512i* begin, const __m512i* len,
+                                                       const __mmask8* live, std::uint64_t seed, __m512i* h) noexcept {
+  constexpr __mmask8 all = 0xff;
+  const __m512i p1 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_1));
+  const __m512i p2 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_2));
+  const __m512i p3 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_3));
+  const __m512i p4 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_4));
+  const __m512i p5 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_5));
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i acc[G];
+  // Step 1 (short input) and 3: acc = seed + PRIME64_5 + len.
+  for (int g = 0; g < G; ++g) acc[g] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(seed + xxh_prime64_5)), len[g]);
+  // Step 4: each whole 8-byte lane: acc ^= round(0, lane); acc = rotl(acc, 27) * P1 + P4.
+  for (int r = 0; r < 3; ++r) {
+    __mmask8 m[G];
+    unsigned any = 0;
+    for (int g = 0; g < G; ++g) {
+      m[g] = live[g] & _mm512_cmpge_epu64_mask(len[g], _mm512_set1_epi64(8 * (r + 1)));
+      any |= m[g];
+    }
+    if (any == 0) break;
+    for (int g = 0; g < G; ++g) {
+      const __m512i at = _mm512_add_epi64(begin[g], _mm512_set1_epi64(8 * r));
+      const __m512i v = _mm512_mask_i64gather_epi64(zero, m[g], at, data, 1);
+      const __m512i k1 = _mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, _mm512_maskz_mullo_epi64(all, v, p2), 31), p1);
+      const __m512i t = _mm512_xor_si512(acc[g], k1);
+      acc[g] = _mm512_mask_mov_epi64(acc[g], m[g], _mm512_add_epi64(_mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, t, 27), p1), p4));
+    }
+  }
+  // The 0-7 trailing bytes, as the low bytes of `tail` (the 8 bytes ending the string, shifted down).
+  __m512i tail[G], rem[G];
+  __mmask8 m4[G];
+  unsigned any4 = 0;
+  for (int g = 0; g < G; ++g) {
+    rem[g] = _mm512_and_si512(len[g], _mm512_set1_epi64(7));
+    const __mmask8 has_tail = live[g] & _mm512_test_epi64_mask(rem[g], rem[g]);
+    const __m512i last8 = _mm512_sub_epi64(_mm512_add_epi64(begin[g], len[g]), _mm512_set1_epi64(8));
+    tail[g] = _mm512_mask_i64gather_epi64(zero, has_tail, last8, data, 1);
+    tail[g] = _mm512_maskz_srlv_epi64(all, tail[g], _mm512_maskz_slli_epi64(all, _mm512_sub_epi64(_mm512_set1_epi64(8), rem[g]), 3));
+    m4[g] = live[g] & _mm512_test_epi64_mask(rem[g], _mm512_set1_epi64(4));
+    any4 |= m4[g];
+  }
+  // A 4-byte lane: acc ^= lane * P1; acc = rotl(acc, 23) * P2 + P3.
+  if (any4 != 0) {
+    for (int g = 0; g < G; ++g) {
+      const __m512i word = _mm512_and_si512(tail[g], _mm512_set1_epi64(0xffffffffLL));
+      const __m512i t = _mm512_xor_si512(acc[g], _mm512_maskz_mullo_epi64(all, word, p1));
+      acc[g] = _mm512_mask_mov_epi64(acc[g], m4[g], _mm512_add_epi64(_mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, t, 23), p2), p3));
+      tail[g] = _mm512_mask_mov_epi64(tail[g], m4[g], _mm512_maskz_srli_epi64(all, tail[g], 32));
+    }
+  }
+  // Step 5's single bytes: acc ^= byte * P5; acc = rotl(acc, 11) * P1.
+  for (int j = 0; j < 3; ++j) {
+    __mmask8 m[G];
+    unsigned any = 0;
+    for (int g = 0; g < G; ++g) {
+      m[g] = live[g] & _mm512_cmpgt_epu64_mask(_mm512_and_si512(rem[g], _mm512_set1_epi64(3)), _mm512_set1_epi64(j));
+      any |= m[g];
+    }
+    if (any == 0) break;
+    for (int g = 0; g < G; ++g) {
+      const __m512i byte = _mm512_and_si512(tail[g], _mm512_set1_epi64(0xff));
+      const __m512i t = _mm512_xor_si512(acc[g], _mm512_maskz_mullo_epi64(all, byte, p5));
+      acc[g] = _mm512_mask_mov_epi64(acc[g], m[g], _mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, t, 11), p1));
+      tail[g] = _mm512_maskz_srli_epi64(all, tail[g], 8);
+    }
+  }
+  // Step 6: the avalanche.
+  for (int g = 0; g < G; ++g) {
+    __m512i a = acc[g];
+    a = _mm512_xor_si512(a, _mm512_maskz_srli_epi64(all, a, 33));
+    a = _mm512_maskz_mullo_epi64(all, a, p2);
+    a = _mm512_xor_si512(a, _mm512_maskz_srli_epi64(all, a, 29));
+    a = _mm512_maskz_mullo_epi64(all, a, p3);
+    h[g] = _mm512_xor_si512(a, _mm512_maskz_srli_epi64(all, a, 32));
+  }
+}
+
+/// Loads the offsets of strings i..i+7 (and their ends) as 64-bit lanes and
+/// says which may take the lanes: fewer than 32 bytes, and 8 readable bytes
+/// before the end of any with a 1-7-byte tail.
+template <string_offset O>
+BLOOMKIT_TARGET_AVX512 inline __mmask8 load_string_group(const O* offsets, __m512i& begin, __m512i& len) noexcept {
+  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
+  __m512i end;
+  if constexpr (sizeof(O) == 4) {
+    begin = _mm512_maskz_cvtepi32_epi64(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets)));
+    end = _mm512_maskz_cvtepi32_epi64(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + 1)));
+  } else {
+    begin = _mm512_loadu_si512(offsets);
+    end = _mm512_loadu_si512(offsets + 1);
+  }
+  len = _mm512_sub_epi64(end, begin);
+  const __mmask8 short_enough = _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(lane_string_max));
+  const __mmask8 tail_readable = _mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(8)) |
+                                 _mm512_cmpeq_epi64_mask(_mm512_and_si512(len, _mm512_set1_epi64(7)), _mm512_setzero_si512());
+  return short_enough & tail_readable;
+}
+
+/// out[i] for the strings of group `base` that `live` leaves out: scalar XXH64.
+template <string_offset O>
+inline void xxh64_strings_left_out(const std::byte* data, const O* offsets, std::size_t base, unsigned live,
+                                   std::uint64_t seed, std::uint64_t* out) noexcept {
+  for (unsigned rest = ~live & 0xffU; rest != 0; rest &= rest - 1) {
+    const std::size_t j = base + static_cast<std::size_t>(__builtin_ctz(rest));
+    out[j] = XXH64(data + offsets[j], static_cast<std::size_t>(offsets[j + 1] - offsets[j]), seed);
+  }
+}
+
+/// hash_strings_scalar with XXH64, sixteen strings (two groups of eight)
+/// per step (see the top of this file for which strings go to the scalar
+/// XXH64 instead).
+template <string_offset O>
+BLOOMKIT_TARGET_AVX512 void xxh64_strings_avx512(const std::byte* data, const O* offsets, std::size_t n,
+                                                 std::uint64_t seed, std::uint64_t* out) noexcept {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512i begin[2], len[2], h[2];
+    __mmask8 live[2];
+    live[0] = load_string_group(offsets + i, begin[0], len[0]);
+    live[1] = load_string_group(offsets + i + 8, begin[1], len[1]);
+    xxh64_short_strings<2>(data, begin, len, live, seed, h);
+    _mm512_mask_storeu_epi64(out + i, live[0], h[0]);
+    _mm512_mask_storeu_epi64(out + i + 8, live[1], h[1]);
+    if ((live[0] & live[1]) != 0xff) [[unlikely]] {
+      xxh64_strings_left_out(data, offsets, i, live[0], seed, out);
+      xxh64_strings_left_out(data, offsets, i + 8, live[1], seed, out);
+    }
+  }
+  for (; i + 8 <= n; i += 8) {
+    __m512i begin[1], len[1], h[1];
+    __mmask8 live[1];
+    live[0] = load_string_group(offsets + i, begin[0], len[0]);
+    xxh64_short_strings<1>(data, begin, len, live, seed, h);
+    _mm512_mask_storeu_epi64(out + i, live[0], h[0]);
+    xxh64_strings_left_out(data, offsets, i, live[0], seed, out);
+  }
+  for (; i < n; ++i) out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), seed);
+}
+
+/// 64-bit lane multiply for AVX2 (which has only 32x32->64): the low 64
+/// bits of a * b from three vpmuludq; b_hi is b >> 32, hoisted by callers
+/// whose b is a constant.
+BLOOMKIT_TARGET_AVX2 inline __m256i mullo64_avx2(__m256i a, __m256i b, __m256i b_hi) noexcept {
+  const __m256i low = _mm256_mul_epu32(a, b);
+  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b), _mm256_mul_epu32(a, b_hi));
+  return _mm256_add_epi64(low, _mm256_slli_epi64(cross, 32));
+}
+
+/// A 64-bit constant as mullo64_avx2 takes it: itself and its high half.
+struct avx2_prime {
+  __m256i lo, hi;
+};
+
+BLOOMKIT_TARGET_AVX2 inline avx2_prime avx2_prime_of(std::uint64_t p) noexcept {
+  return avx2_prime{_mm256_set1_epi64x(static_cast<long long>(p)), _mm256_set1_epi64x(static_cast<long long>(p >> 32))};
+}
+
+BLOOMKIT_TARGET_AVX2 inline __m256i mul(__m256i a, const avx2_prime& p) noexcept { return mullo64_avx2(a, p.lo, p.hi); }
+
+/// Lanes where a >= b; lengths and offsets are below 2^63, so signed compares serve.
+BLOOMKIT_TARGET_AVX2 inline __m256i ge_avx2(__m256i a, long long b) noexcept {
+  return _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(b - 1));
+}
+
+template <int R>
+BLOOMKIT_TARGET_AVX2 inline __m256i rotl64_avx2(__m256i v) noexcept {
+  return _mm256_or_si256(_mm256_slli_epi64(v, R), _mm256_srli_epi64(v, 64 - R));
+}
+
+/// xxh64_short_strings for four lanes under AVX2. `live` is a lane mask
+/// (all ones or zero per lane); the same reading rules apply.
+BLOOMKIT_TARGET_AVX2 inline __m256i xxh64_short_strings_avx2(const std::byte* data, __m256i begin, __m256i len,
+                                                             __m256i live, std::uint64_t seed) noexcept {
+  const avx2_prime p1 = avx2_prime_of(xxh_prime64_1), p2 = avx2_prime_of(xxh_prime64_2);
+  const avx2_prime p3 = avx2_prime_of(xxh_prime64_3), p5 = avx2_prime_of(xxh_prime64_5);
+  const __m256i p4 = _mm256_set1_epi64x(static_cast<long long>(xxh_prime64_4));
+  const __m256i zero = _mm256_setzero_si256();
+  const auto* base = reinterpret_cast<const long long*>(data);
+  __m256i acc = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(seed + xxh_prime64_5)), len);
+  for (int r = 0; r < 3; ++r) {
+    const __m256i m = _mm256_and_si256(live, ge_avx2(len, 8 * (r + 1)));
+    if (_mm256_testz_si256(m, m)) break;
+    const __m256i at = _mm256_add_epi64(begin, _mm256_set1_epi64x(8 * r));
+    const __m256i v = _mm256_mask_i64gather_epi64(zero, base, at, m, 1);
+    const __m256i t = _mm256_xor_si256(acc, mul(rotl64_avx2<31>(mul(v, p2)), p1));
+    acc = _mm256_blendv_epi8(acc, _mm256_add_epi64(mul(rotl64_avx2<27>(t), p1), p4), m);
+  }
+  const __m256i rem = _mm256_and_si256(len, _mm256_set1_epi64x(7));
+  const __m256i has_tail = _mm256_andnot_si256(_mm256_cmpeq_epi64(rem, zero), live);
+  if (!_mm256_testz_si256(has_tail, has_tail)) {
+    const __m256i last8 = _mm256_sub_epi64(_mm256_add_epi64(begin, len), _mm256_set1_epi64x(8));
+    __m256i tail = _mm256_mask_i64gather_epi64(zero, base, last8, has_tail, 1);
+    tail = _mm256_srlv_epi64(tail, _mm256_slli_epi64(_mm256_sub_epi64(_mm256_set1_epi64x(8), rem), 3));
+    const __m256i four = _mm256_set1_epi64x(4);
+    const __m256i m4 = _mm256_and_si256(live, _mm256_cmpeq_epi64(_mm256_and_si256(rem, four), four));
+    if (!_mm256_testz_si256(m4, m4)) {
+      const __m256i word = _mm256_and_si256(tail, _mm256_set1_epi64x(0xffffffffLL));
+      const __m256i t = _mm256_xor_si256(acc, mul(word, p1));
+      acc = _mm256_blendv_epi8(acc, _mm256_add_epi64(mul(rotl64_avx2<23>(t), p2), p3.lo), m4);
+      tail = _mm256_blendv_epi8(tail, _mm256_srli_epi64(tail, 32), m4);
+    }
+    const __m256i bytes = _mm256_and_si256(rem, _mm256_set1_epi64x(3));
+    for (int j = 0; j < 3; ++j) {
+      const __m256i m = _mm256_and_si256(live, _mm256_cmpgt_epi64(bytes, _mm256_set1_epi64x(j)));
+      if (_mm256_testz_si256(m, m)) break;
+      const __m256i byte = _mm256_and_si256(tail, _mm256_set1_epi64x(0xff));
+      const __m256i t = _mm256_xor_si256(acc, mul(byte, p5));
+      acc = _mm256_blendv_epi8(acc, mul(rotl64_avx2<11>(t), p1), m);
+      tail = _mm256_srli_epi64(tail, 8);
+    }
+  }
+  acc = _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 33));
+  acc = mul(acc, p2);
+  acc = _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 29));
+  acc = mul(acc, p3);
+  return _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 32));
+}
+
+/// hash_strings_scalar with XXH64, four strings per step under AVX2.
+template <string_offset O>
+BLOOMKIT_TARGET_AVX2 void xxh64_strings_avx2(const std::byte* data, const O* offsets, std::size_t n,
+                                             std::uint64_t seed, std::uint64_t* out) noexcept {
+  std::size_t i = 0;
+  const __m256i max_len = _mm256_set1_epi64x(static_cast<long long>(lane_string_max));
+  const __m256i seven = _mm256_set1_epi64x(7);
+  for (; i + 4 <= n; i += 4) {
+    __m256i begin;
+    __m256i end;
+    if constexpr (sizeof(O) == 4) {
+      begin = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + i)));
+      end = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + i + 1)));
+    } else {
+      begin = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i));
+      end = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i + 1));
+    }
+    const __m256i len = _mm256_sub_epi64(end, begin);
+    const __m256i short_enough = _mm256_cmpgt_epi64(_mm256_add_epi64(max_len, _mm256_set1_epi64x(1)), len);
+    const __m256i tail_readable = _mm256_or_si256(_mm256_cmpgt_epi64(end, seven),
+                                                  _mm256_cmpeq_epi64(_mm256_and_si256(len, seven), _mm256_setzero_si256()));
+    const __m256i live = _mm256_and_si256(short_enough, tail_readable);
+    const __m256i h = xxh64_short_strings_avx2(data, begin, len, live, seed);
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(out + i), live, h);
+    const auto lanes = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(live)));
+    for (unsigned rest = ~lanes & 0xfU; rest != 0; rest &= rest - 1) {
+      const std::size_t j = i + static_cast<std::size_t>(__builtin_ctz(rest));
+      out[j] = XXH64(data + offsets[j], static_cast<std::size_t>(offsets[j + 1] - offsets[j]), seed);
+    }
+  }
+  for (; i < n; ++i) out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), seed);
+}
+#endif
+
+/// hash_strings_scalar under kernel `k` (which this CPU must support): XXH64
+/// in 8 lanes under avx512, 4 under avx2; XXH3, and every kernel elsewhere,
+/// the scalar loop. The same hashes in every case.
+template <string_offset O>
+inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std::size_t n, hash_spec spec,
+                         std::uint64_t* out) noexcept {
+#if BLOOMKIT_X86_KERNELS
+  if (spec.algorithm == hash_algorithm::xxh64) {
+    if (k == kernel::avx512) return xxh64_strings_avx512(data, offsets, n, spec.seed, out);
+    if (k == kernel::avx2) return xxh64_strings_avx2(data, offsets, n, spec.seed, out);
+  }
+#endif
+  (void)k;
+  hash_strings_scalar(data, offsets, n, spec, out);
+}
+
 /// The pipeline's hash_at(i) over 8-byte keys: hashes `chunk` keys at a
 /// time with the active kernel's hash_keys. Must be called with i = 0, 1,
 /// 2, ... (prefetch_pipeline does).
@@ -178,6 +504,20 @@ namespace bloomkit {
 template <key K>
 inline auto batch_hash_at(const K* keys, std::size_t n, hash_spec spec) {
   return detail::key_hash_at(keys, n, spec);
+}
+
+/// out[i] = hash_bytes(data + offsets[i], offsets[i + 1] - offsets[i], spec)
+/// for every i < out.size(): the keys of an Arrow string/binary column (one
+/// data buffer, offsets.size() = out.size() + 1 offsets into it), hashed
+/// with the active kernel (SIMD lanes for XXH64). Preconditions: offsets
+/// non-decreasing, offsets.back() <= the readable bytes at data, spec's
+/// algorithm known (the Python binding checks all three first). Same hashes
+/// as hash_bytes per key.
+template <detail::string_offset O>
+inline void hash_strings(const std::byte* data, std::span<const O> offsets, hash_spec spec,
+                         std::span<std::uint64_t> out) noexcept {
+  if (out.empty()) return;
+  detail::hash_strings(active_kernel(), data, offsets.data(), out.size(), spec, out.data());
 }
 
 }  // namespace bloomkit

@@ -219,6 +219,11 @@ def ratios(rows: list[dict[str, Any]], sizes: list[int]) -> str:
     out = []
     for n in sizes:
         rb_add, rb_in = ns(n, "rbloom", "add (per key, str)"), ns(n, "rbloom", "in (per key, absent)")
+        rb_hit = ns(n, "rbloom", "in (per key, present)")
+        std = "bloomkit StandardBloom"
+        out.append(f"n = {n:.0e}, StandardBloom: per-key add {rb_add / ns(n, std, 'add (per key, str)'):.2f}x rbloom, "
+                   f"per-key in (absent) {rb_in / ns(n, std, 'in (per key, absent)'):.2f}x, "
+                   f"in (present) {rb_hit / ns(n, std, 'in (per key, present)'):.2f}x")
         for cls in ("SplitBlockBloom", "BlockedBloom"):
             lib = f"bloomkit {cls}"
             out.append(
@@ -243,6 +248,8 @@ def main() -> int:
     parser.add_argument("--json", help="also write every figure to this file")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    # The machine may be shared: its load average at the start and the end go with the figures.
+    load_start = os.getloadavg()
     rows: list[dict[str, Any]] = []
     all_keys = {}
     for n in sizes:
@@ -255,8 +262,24 @@ def main() -> int:
         for r in run_batches(keys, n, args.repeats):
             rows.append({"n": n, **r})
     rows += cpp_reference(sizes, all_keys, args.repeats)
+    load_end = os.getloadavg()
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
           f"numpy {np.__version__}, pyarrow {pa.__version__}")
+    import importlib.metadata as md
+
+    versions = []
+    for dist in ("bloomkit", "rbloom", "pybloom-live", "pyprobables"):
+        try:
+            versions.append(f"{dist} {md.version(dist)}")
+        except md.PackageNotFoundError:
+            versions.append(f"{dist} not installed")
+    print("Libraries: " + ", ".join(versions))
+    print("Load average (1, 5, 15 min): at the start " + ", ".join(f"{x:.2f}" for x in load_start) +
+          "; at the end " + ", ".join(f"{x:.2f}" for x in load_end))
+    skipped = [n for n in sizes if n > args.slow_max]
+    if skipped:
+        print(f"pybloom-live and pyprobables were not run at n = {', '.join(f'{n:.0e}' for n in skipped)} "
+              f"(--slow-max {args.slow_max})")
     print(table(rows, sizes))
     print()
     print(ratios(rows, sizes))

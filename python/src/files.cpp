@@ -46,7 +46,7 @@ class buffer_view {
 };
 
 nb::dict info_dict(const file_info& info) {
-  nb::dict d;
+  nb::dict d = new_dict();
   d["kind"] = std::string(to_string(info.kind));
   d["version"] = info.version;
   d["hash"] = algorithm_name(info.hash);
@@ -59,7 +59,7 @@ nb::dict info_dict(const file_info& info) {
   d["payload_bytes"] = info.payload_bytes;
   d["file_bytes"] = info.file_bytes;
   d["checksum_ok"] = info.checksum_ok;
-  nb::dict params;
+  nb::dict params = new_dict();
   for (const auto& p : info.params) {
     params[nb::str(std::string(p.name).c_str())] = std::visit([](auto v) { return nb::cast(v); }, p.value);
   }

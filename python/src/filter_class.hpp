@@ -325,7 +325,7 @@ void def_scan(nb::class_<py_filter<F>>& cls, const char* name, Fn fn, const char
 /// then the design point (incremental kinds) and the hash.
 template <class F, class X>
 nb::dict params_dict(const X& f) {
-  nb::dict d;
+  nb::dict d = new_dict();
   kind_info<F>::fields(d, f);
   if constexpr (!kind_traits<F>::is_static) {
     d["capacity"] = f.capacity();
@@ -746,7 +746,7 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
   auto combine = [](W& self, nb::handle other_handle, bool intersect) {
     W* other_ptr = nullptr;
     if (!nb::try_cast<W*>(other_handle, other_ptr) || other_ptr == nullptr) {
-      const std::string theirs = nb::cast<std::string>(nb::str(other_handle.type().attr("__name__")));
+      const std::string theirs = str_of(other_handle.type().attr("__name__"));
       throw bloomkit::error(errc::mismatch, std::string(intersect ? "intersect" : "merge") + ": a " +
                                                 std::string(kind_info<F>::class_name) + " combines only with a " +
                                                 std::string(kind_info<F>::class_name) + ", not a " + theirs);

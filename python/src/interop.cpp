@@ -20,6 +20,7 @@
 #include "bloomkit/format/jvm_streams.hpp"
 #include "bloomkit/guava_bloom.hpp"
 #include "bloomkit/spark_bloom.hpp"
+#include "keys.hpp"
 
 namespace bloomkit::python {
 
@@ -127,7 +128,7 @@ void bind_interop(nb::module_& m) {
           "Reads Spark's writeTo bytes (TruncatedError, CorruptError, UnsupportedVersionError otherwise).")
       .def("to_bytes", [](const spark_bloom& f) { return to_py_bytes(write_spark_stream(f)); },
            "Spark's writeTo bytes: BloomFilter.readFrom reads them into an equal filter.")
-      .def("save", [](const spark_bloom& f, const std::string& path) { save_jvm_filter(jvm_filter(f), path); }, "path"_a,
+      .def("save", [](const spark_bloom& f, nb::handle path) { save_jvm_filter(jvm_filter(f), fs_path(path)); }, "path"_a,
            "Writes to_bytes() to `path` atomically.")
       .def("add", &spark_add, "key"_a, "Spark's put: True if any bit changed.")
       .def("may_contain", &spark_contains, "key"_a, "Spark's mightContain.")
@@ -154,7 +155,7 @@ void bind_interop(nb::module_& m) {
           "Reads Guava's writeTo bytes (TruncatedError, CorruptError, UnsupportedError otherwise).")
       .def("to_bytes", [](const guava_bloom& f) { return to_py_bytes(write_guava_stream(f)); },
            "Guava's writeTo bytes: BloomFilter.readFrom(in, funnel) reads them into an equal filter.")
-      .def("save", [](const guava_bloom& f, const std::string& path) { save_jvm_filter(jvm_filter(f), path); }, "path"_a,
+      .def("save", [](const guava_bloom& f, nb::handle path) { save_jvm_filter(jvm_filter(f), fs_path(path)); }, "path"_a,
            "Writes to_bytes() to `path` atomically.")
       .def("add", &guava_add, "key"_a, "Guava's put: True if any bit changed.")
       .def("may_contain", &guava_contains, "key"_a, "Guava's mightContain.")
@@ -176,7 +177,7 @@ void bind_interop(nb::module_& m) {
       "from_jvm_bytes", [](const nb::bytes& data) { return to_python(read_jvm_filter(bytes_of(data))); }, "data"_a,
       "A SparkBloom or GuavaBloom from its library's writeTo bytes, told apart by the header.");
   m.def(
-      "load_jvm", [](const std::string& path) { return to_python(load_jvm_filter(path)); }, "path"_a,
+      "load_jvm", [](nb::handle path) { return to_python(load_jvm_filter(fs_path(path))); }, "path"_a,
       "A SparkBloom or GuavaBloom from a file holding its library's writeTo bytes.");
 }
 

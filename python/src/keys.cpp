@@ -41,9 +41,22 @@ std::string fs_path(nb::handle path) {
   return std::string(PyBytes_AS_STRING(encoded), static_cast<std::size_t>(PyBytes_GET_SIZE(encoded)));
 }
 
+std::string utf8_string(nb::handle text, const char* what) {
+  if (!PyUnicode_Check(text.ptr())) {
+    PyErr_Format(PyExc_TypeError, "expected %s, not %.200s", what, Py_TYPE(text.ptr())->tp_name);
+    throw nb::python_error();
+  }
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+  if (utf8 == nullptr) throw nb::python_error();
+  return std::string(utf8, static_cast<std::size_t>(size));
+}
+
+std::string str_of(nb::handle x) { return utf8_string(nb::str(x)); }
+
 namespace {
 
-std::string key_type_name(nb::handle x) { return nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr()))).attr("__name__"))); }
+std::string key_type_name(nb::handle x) { return str_of(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr()))).attr("__name__")); }
 
 std::uint64_t hash_int(PyObject* key, hash_spec spec) {
   int overflow = 0;
@@ -123,7 +136,7 @@ bool is_numpy_array(nb::handle x) {
 bool from_pyarrow(nb::handle x) {
   const nb::handle type(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr())));
   if (!nb::hasattr(type, "__module__")) return false;
-  const auto module = nb::cast<std::string>(nb::str(type.attr("__module__")));
+  const auto module = str_of(type.attr("__module__"));
   return module.rfind("pyarrow", 0) == 0;
 }
 
@@ -133,7 +146,7 @@ std::size_t size_of(nb::handle buffer) { return nb::cast<std::size_t>(buffer.att
 void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   nb::object arr = nb::borrow(x);
   nb::object dtype = arr.attr("dtype");
-  const auto kind = nb::cast<std::string>(dtype.attr("kind"));
+  const auto kind = utf8_string(dtype.attr("kind"));
   if (nb::cast<int>(arr.attr("ndim")) != 1) {
     throw nb::value_error("bloomkit batches are one-dimensional arrays; use arr.ravel() for a flat view");
   }
@@ -175,11 +188,11 @@ void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
 void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
   nb::object arr = nb::borrow(x);
   nb::object type = arr.attr("type");
-  std::string name = nb::cast<std::string>(nb::str(type));
+  std::string name = str_of(type);
   if (name.rfind("dictionary<", 0) == 0) {
     arr = arr.attr("dictionary_decode")();
     type = arr.attr("type");
-    name = nb::cast<std::string>(nb::str(type));
+    name = str_of(type);
   }
   const std::size_t length = nb::len(arr);
   const auto offset = nb::cast<std::size_t>(arr.attr("offset"));

@@ -109,6 +109,31 @@ void query_batch_into(const Filter& f, const key_batch& batch, hash_spec spec, b
 /// or std::bad_alloc.
 std::string fs_path(nb::handle path);
 
+/// A str as its UTF-8 bytes; anything else is TypeError naming `what`. Not
+/// nb::cast<std::string>, for fs_path's reason: that caster is noexcept, so
+/// a failed allocation of the copy would end the process. Here it is
+/// std::bad_alloc (MemoryError in Python), and a failed UTF-8 encoding (a
+/// lone surrogate, no memory for the cache) is the Python error it raised.
+std::string utf8_string(nb::handle text, const char* what = "a str");
+
+/// utf8_string(str(x)): the text of any object (for messages and type names).
+std::string str_of(nb::handle x);
+
+/// A new empty dict / list. Not nb::dict() / nb::list(): nanobind (3.1.0)
+/// does not check PyDict_New / PyList_New there, so a failed allocation gave
+/// a null object that the next item assignment dereferenced (a segfault the
+/// fault loop found in parquet.probe). Throws nb::python_error (MemoryError).
+inline nb::dict new_dict() {
+  PyObject* d = PyDict_New();
+  if (d == nullptr) throw nb::python_error();
+  return nb::steal<nb::dict>(d);
+}
+inline nb::list new_list() {
+  PyObject* l = PyList_New(0);
+  if (l == nullptr) throw nb::python_error();
+  return nb::steal<nb::list>(l);
+}
+
 /// The error for a validity problem etc. (bloomkit.InvalidArgumentError).
 [[noreturn]] void throw_invalid(const std::string& message);
 

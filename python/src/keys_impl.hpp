@@ -53,13 +53,12 @@ void hash_fixed(const std::byte* data, std::size_t width, std::size_t m, hash_sp
   for (std::size_t j = 0; j < m; ++j) out[j] = hash_bytes(data + j * w, w, spec);
 }
 
+/// Hashes `m` Arrow strings/binaries (offsets[0..m] into data, checked by
+/// add_arrow_array): the library's hash_strings, XXH64 in SIMD lanes where
+/// the CPU has them (hash_batch.hpp).
 template <class Offset>
 void hash_varlen(const std::byte* data, const Offset* offsets, std::size_t m, hash_spec spec, std::uint64_t* out) {
-  for (std::size_t j = 0; j < m; ++j) {
-    const auto begin = static_cast<std::size_t>(offsets[j]);
-    const auto end = static_cast<std::size_t>(offsets[j + 1]);
-    out[j] = hash_bytes(data + begin, end - begin, spec);
-  }
+  hash_strings(data, std::span<const Offset>(offsets, m + 1), spec, std::span<std::uint64_t>(out, m));
 }
 
 /// for_each_hash_chunk over one segment whose first key is key `first` of the batch.

@@ -17,7 +17,7 @@ std::size_t column_of(const parquet::reader& file, nb::handle column) {
     }
     return i;
   }
-  return file.column_index(nb::cast<std::string>(column));
+  return file.column_index(utf8_string(column, "a column name (str) or index (int)"));
 }
 
 /// The bytes Parquet hashes for a Python value in this column: its plain
@@ -37,7 +37,7 @@ std::vector<std::byte> plain_bytes(const parquet::column_descriptor& col, nb::ha
   }
   if (PyBool_Check(o)) return parquet::encode_value(col, o == Py_True ? "true" : "false");
   if (PyUnicode_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) {
-    const std::string text = nb::cast<std::string>(PyUnicode_Check(o) ? nb::str(value) : nb::repr(value));
+    const std::string text = utf8_string(PyUnicode_Check(o) ? nb::str(value) : nb::repr(value));
     return parquet::encode_value(col, text);
   }
   throw nb::type_error("Parquet probe values are str, bytes, int, float or bool");
@@ -51,11 +51,11 @@ void bind_parquet(nb::module_& m) {
       "row_groups",
       [](nb::handle path) {
         parquet::reader file(fs_path(path));
-        nb::list out;
+        nb::list out = new_list();
         const auto& meta = file.metadata();
         for (std::size_t rg = 0; rg < meta.row_groups.size(); ++rg) {
           for (std::size_t c = 0; c < meta.columns.size(); ++c) {
-            nb::dict d;
+            nb::dict d = new_dict();
             d["row_group"] = rg;
             d["column"] = meta.columns[c].dotted_path();
             d["physical_type"] = parquet::to_string(meta.columns[c].type);
@@ -99,21 +99,21 @@ void bind_parquet(nb::module_& m) {
         const auto& col = file.metadata().columns[c];
         std::vector<std::uint64_t> hashes;
         for (nb::handle v : nb::iter(values)) hashes.push_back(parquet::hash_value(plain_bytes(col, v)));
-        nb::list out;
+        nb::list out = new_list();
         for (std::size_t rg = 0; rg < file.metadata().row_groups.size(); ++rg) {
           std::optional<parquet::column_bloom_filter> f;
           {
             nb::gil_scoped_release release;
             f = file.bloom_filter(rg, c);
           }
-          nb::list answers;
+          nb::list answers = new_list();
           bool any = false;
           for (const std::uint64_t h : hashes) {
             const bool maybe = !f || f->filter.may_contain_hash(h);
             any |= maybe;
             answers.append(maybe);
           }
-          nb::dict d;
+          nb::dict d = new_dict();
           d["row_group"] = rg;
           d["has_filter"] = f.has_value();
           d["may_contain"] = answers;

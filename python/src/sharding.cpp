@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bloomkit/sharding.hpp"
+#include "keys.hpp"
 
 namespace nb = nanobind;
 
@@ -74,7 +75,7 @@ block_filter_params plan(std::string_view kind, std::uint64_t capacity, double f
 
 /// The parameters as the manifest's JSON spells them (one format for both directions).
 nb::dict params_dict(const block_filter_params& p) {
-  nb::dict d;
+  nb::dict d = new_dict();
   d["blocks"] = p.blocks;
   d["k"] = p.k;
   d["capacity"] = p.capacity;
@@ -90,7 +91,7 @@ block_filter_params params_from(const nb::dict& d) {
   p.k = nb::cast<std::uint32_t>(d["k"]);
   p.capacity = nb::cast<std::uint64_t>(d["capacity"]);
   p.target_fpr = nb::cast<double>(d["target_fpr"]);
-  const auto algorithm = nb::cast<std::string>(d["hash_algorithm"]);
+  const auto algorithm = utf8_string(d["hash_algorithm"], "hash_algorithm as a str");
   if (algorithm == "xxh64") {
     p.hash.algorithm = hash_algorithm::xxh64;
   } else if (algorithm == "xxh3_64") {
@@ -132,7 +133,8 @@ class any_shard {
         shard_, other.shard_);
   }
   /// Saves to `path` and returns the manifest entry as a dict.
-  nb::dict save(const std::string& path) const {
+  nb::dict save(nb::handle path_arg) const {
+    const std::string path = fs_path(path_arg);
     const shard_entry e = std::visit([&](const auto& shard) { return save_shard(shard, path); }, shard_);
     return entry_dict(e);
   }
@@ -144,7 +146,7 @@ class any_shard {
   }
 
   static nb::dict entry_dict(const shard_entry& e) {
-    nb::dict d;
+    nb::dict d = new_dict();
     d["index"] = e.index;
     d["file"] = e.file;
     d["first_block"] = e.first_block;
@@ -168,7 +170,7 @@ class any_shard {
 shard_entry entry_from(const nb::dict& d) {
   shard_entry e;
   e.index = nb::cast<std::uint32_t>(d["index"]);
-  e.file = nb::cast<std::string>(d["file"]);
+  e.file = utf8_string(d["file"], "the entry's file as a str");
   e.first_block = nb::cast<std::uint64_t>(d["first_block"]);
   e.blocks = nb::cast<std::uint64_t>(d["blocks"]);
   e.inserted = nb::cast<std::uint64_t>(d["inserted"]);
@@ -280,7 +282,10 @@ void bind_sharding(nb::module_& m) {
       nb::arg("positions"), nb::arg("grouped"), "out[positions[j]] = grouped[j]: answers back in input order.");
 
   m.def(
-      "shard_plan", [](const std::string& kind, std::uint64_t capacity, double fpr) { return params_dict(plan(kind, capacity, fpr)); },
+      "shard_plan",
+      [](nb::handle kind, std::uint64_t capacity, double fpr) {
+        return params_dict(plan(utf8_string(kind, "a kind name (str)"), capacity, fpr));
+      },
       nb::arg("kind"), nb::arg("capacity"), nb::arg("fpr"),
       "The logical filter's parameters for (capacity, fpr): the same as the kind's class(capacity, fpr).");
 
@@ -297,7 +302,8 @@ void bind_sharding(nb::module_& m) {
 
   m.def(
       "make_manifest_json",
-      [](const std::string& kind, const nb::dict& params, const shard_layout& layout, const nb::list& entries) {
+      [](nb::handle kind_arg, const nb::dict& params, const shard_layout& layout, const nb::list& entries) {
+        const std::string kind = utf8_string(kind_arg, "a kind name (str)");
         std::vector<shard_entry> list;
         for (nb::handle e : entries) list.push_back(entry_from(nb::cast<nb::dict>(e)));
         const block_filter_params p = params_from(params);
@@ -309,16 +315,20 @@ void bind_sharding(nb::module_& m) {
       "The manifest JSON for the shards' entries (one per shard, any order).");
   m.def(
       "write_manifest_json",
-      [](const std::string& text, const std::string& path) { write_manifest(manifest_from_json(text), path); },
+      [](nb::handle text, nb::handle path) {
+        write_manifest(manifest_from_json(utf8_string(text, "the manifest JSON (str)")), fs_path(path));
+      },
       nb::arg("text"), nb::arg("path"), "Validates the manifest and writes it atomically.");
   m.def(
-      "read_manifest_json", [](const std::string& path) { return manifest_to_json(read_manifest(path)); },
+      "read_manifest_json", [](nb::handle path) { return manifest_to_json(read_manifest(fs_path(path))); },
       nb::arg("path"), "Reads and validates a manifest; returns its JSON.");
 
   nb::class_<any_sharded>(m, "ShardedFilter",
                           "Every shard of a manifest, mapped and checked; probes are routed, answered per shard "
                           "and reassembled in order.")
-      .def(nb::init<const std::string&>(), nb::arg("manifest_path"))
+      .def(
+          "__init__", [](any_sharded* self, nb::handle path) { new (self) any_sharded(fs_path(path)); },
+          nb::arg("manifest_path"))
       .def("may_contain_hashes", &any_sharded::may_contain_hashes, nb::arg("hashes"))
       .def("gather_bytes", &any_sharded::gather_bytes, "The unsharded filter as bloomkit file bytes.")
       .def_prop_ro("manifest_json", &any_sharded::manifest_json)

@@ -65,7 +65,7 @@ struct batch_times {
     }
     nb::module_ np = nb::module_::import_("numpy");
     nb::object array = np.attr("asarray")(times);
-    const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+    const std::string kind = utf8_string(array.attr("dtype").attr("kind"));
     const auto size = nb::cast<std::size_t>(array.attr("size"));
     if (nb::cast<std::size_t>(array.attr("ndim")) != 1 || (size != 0 && kind != "i" && kind != "u")) {
       throw nb::type_error("times must be an int or a 1-D array of non-negative integers (one per key)");

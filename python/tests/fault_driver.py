@@ -3,7 +3,7 @@
 Run by test_faults.py in a child process with the fault shim preloaded (LD_PRELOAD=
 libbloomkit_fault_shim.so, tests/faults/fault_shim.cpp), never directly by pytest:
 
-    python fault_driver.py WORKDIR [--plant]
+    python fault_driver.py WORKDIR [--plant] [--shared SHARED]
 
 For every operation below, every call family the shim knows and each errno that family can
 return, it fails the Nth call for N = 1, 2, ... until a run in which the fault did not fire
@@ -19,6 +19,13 @@ and in both cases the destination of a save holds the previous file or the compl
 (never a part; after an exception, the previous one), and no other file (temporary) is left in
 its folder. EINTR must always end in
 success: it is retried, not reported. Any other outcome is a violation.
+
+The string operations (Parquet, sharding, the JVM formats, error messages) pass the extension
+text longer than a short-string buffer, so that copying it into a std::string allocates: nanobind's
+string caster is noexcept, and a failed allocation inside it ended the process (std::terminate)
+before those calls converted their text themselves. They are failed on malloc only. An operation
+whose fault-free outcome is an exception (Raises) must raise that exception or MemoryError.
+--shared names the shared fixtures folder (fixtures/parquet/pub_strings.parquet) for the Parquet ones.
 
 --plant replaces save() by a naive one (open the destination, write) that breaks the promise,
 so test_faults.py can check that this loop does catch a half-written file.
@@ -157,6 +164,94 @@ class Read:
         return None if got == self.want else "success, but the result differs from the original"
 
 
+class Raises:
+    """An operation whose fault-free outcome is the exception `expected` (an error path)."""
+
+    families = ("malloc",)
+
+    def __init__(self, name: str, op: Callable[[], Any], expected: type[BaseException]) -> None:
+        self.name, self.op, self.expected = name, op, expected
+
+    def reset(self) -> None:
+        pass
+
+    def __call__(self) -> Any:
+        return self.op()
+
+
+def _cpython_lost(error: BaseException) -> bool:
+    """CPython's own SystemError when an allocation fails while an exception propagates (its
+    traceback or chaining): the control operation, pure Python (int() of a bad str), gets it at
+    the same calls as the extension's error paths, so it says nothing about the extension."""
+    text = str(error)
+    return isinstance(error, SystemError) and (text == "error return without exception set" or
+                                               text.endswith("returned NULL without setting an exception"))
+
+
+class Text(Read):
+    """A Read over the extension's string arguments: failed on malloc only."""
+
+    families = ("malloc",)
+
+
+#: Longer than libstdc++'s 15-byte short-string buffer: a std::string copy of it allocates.
+LONG = "-a-name-longer-than-a-short-string-buffer"
+
+
+def string_operations(workdir: pathlib.Path, shared: pathlib.Path | None) -> list[Any]:
+    from bloomkit import _bloomkit as ext
+    from bloomkit import parquet, sharding
+
+    ops: list[Any] = []
+    folder = workdir / ("strings" + LONG)
+    folder.mkdir(parents=True, exist_ok=True)
+    # Sharding: kind names and shard paths through the extension's text. The manifest calls
+    # (read_manifest_json, ShardedFilter, make_manifest_json) are left out: the library's manifest
+    # JSON (include/bloomkit/sharding.hpp, nlohmann::json 3.11.2) ends the process on a failed
+    # allocation inside the JSON library itself (std::terminate, or its assert_invariant), which
+    # no binding can turn into an exception.
+    params = sharding.plan("split-block", 1000, 0.01)
+    layout = ext.ShardLayout(params["blocks"], 2)
+    kind = sharding._shardable("split-block")
+    shard = ext.BlockShard(kind, params, layout, 0)
+    shard_path = folder / ("shard" + LONG + ".bkf")
+    entry = shard.save(shard_path)
+    ops.append(Text("sharding BlockShard.save", lambda: shard.save(shard_path), _json(entry), _json))
+    ops.append(Raises("sharding shard_plan (unknown kind)", lambda: ext.shard_plan("no-such-kind" + LONG, 1000, 0.01),
+                      bloomkit.Error))
+    # The JVM formats: load_jvm's path.
+    spark = bloomkit.SparkBloom(1000, 0.01)
+    spark.add("k")
+    jvm = folder / ("spark" + LONG + ".bin")
+    spark.save(jvm)
+    ops.append(Text("load_jvm", lambda: bloomkit.load_jvm(jvm), spark.to_bytes(), lambda r: r.to_bytes()))
+    # The control: pure Python, the same error-path shape (see _cpython_lost).
+    ops.append(Raises("control: int() of a bad str", lambda: int("not-a-number" + LONG), ValueError))
+    # Error paths: the messages name a type whose name is long.
+    f = bloomkit.SplitBlockBloom(1000, 0.01)
+    odd = type("AKeyTypeWhoseNameIsLong" + LONG.replace("-", "_"), (), {})()
+    ops.append(Raises("merge with a long-named type", lambda: f.merge(odd), bloomkit.MismatchError))
+    ops.append(Raises("add a key of a long-named type", lambda: f.add(odd), TypeError))
+    ops.append(Raises("add_hashes of a long-named type", lambda: f.add_hashes([odd]), TypeError))
+    # Not here: add_many over an Arrow dictionary array (its type name is long). Decoding it calls
+    # pyarrow's dictionary_decode, whose Arrow C++ kernel lets a std::bad_alloc escape through
+    # pyarrow's GIL-free section (pyarrow 26.0.1): the exception reaches the caller without the
+    # GIL, which no binding can recover from.
+    if shared is not None:
+        path = shared / "fixtures" / "parquet" / "pub_strings.parquet"
+        values = ["a value longer than sixteen bytes" + LONG, b"bytes", 12345678901234567, 1.5]
+        want = json.dumps(parquet.probe(path, "s", values)).encode()
+        ops.append(Text("parquet probe (long str values)", lambda: parquet.probe(path, "s", values), want,
+                        lambda r: json.dumps(r).encode()))
+        ops.append(Raises("parquet read_filter (unknown long column name)",
+                          lambda: parquet.read_filter(path, "no-such-column" + LONG, 0), bloomkit.Error))
+    return ops
+
+
+def _json(d: Any) -> bytes:
+    return json.dumps(d, sort_keys=True).encode()
+
+
 def operations(workdir: pathlib.Path, plant: bool) -> list[Any]:
     ops: list[Any] = []
     for cls in (bloomkit.SplitBlockBloom, bloomkit.ScalableBloom):
@@ -194,10 +289,16 @@ def operations(workdir: pathlib.Path, plant: bool) -> list[Any]:
 def main() -> int:
     workdir = pathlib.Path(sys.argv[1])
     plant = "--plant" in sys.argv[2:]
+    shared = pathlib.Path(sys.argv[sys.argv.index("--shared") + 1]) if "--shared" in sys.argv else None
     cases: list[dict[str, Any]] = []
     violations: list[str] = []
-    for op in operations(workdir, plant):
+    ops = operations(workdir, plant)
+    if not plant:
+        ops += string_operations(workdir, shared)
+    for op in ops:
         for family, errnos in FAMILIES.items():
+            if family not in getattr(op, "families", FAMILIES):
+                continue
             for errno_name in errnos:
                 fired = ok = failed = 0
                 n = 0
@@ -211,7 +312,12 @@ def main() -> int:
                     result, error, did_fire = attempt(op, f"{family}:{n}:{errno_name}")
                     where = f"{op.name}, {family} call {n} fails with {errno_name}"
                     problem = None
-                    if error is not None and not isinstance(error, ALLOWED):
+                    if isinstance(op, Raises):
+                        if error is None:
+                            problem = f"succeeded, but the fault-free call raises {op.expected.__name__}"
+                        elif not isinstance(error, (op.expected, MemoryError)) and not _cpython_lost(error):
+                            problem = f"raised {type(error).__name__}: {error} (want {op.expected.__name__})"
+                    elif error is not None and not isinstance(error, ALLOWED):
                         problem = f"raised {type(error).__name__}: {error}"
                     elif error is not None and errno_name == "EINTR":
                         problem = f"EINTR was reported, not retried: {type(error).__name__}: {error}"
@@ -222,6 +328,10 @@ def main() -> int:
                     if problem is not None:
                         violations.append(f"{where}: {problem}")
                     if not did_fire:
+                        if isinstance(op, Raises):
+                            if not isinstance(error, op.expected):
+                                violations.append(f"{where}: the fault did not fire, yet it raised {error!r}")
+                            break
                         if error is not None:
                             violations.append(f"{where}: the fault did not fire, yet it raised {error!r}")
                         break

@@ -166,3 +166,75 @@ def test_unsupported_arrow_types_are_type_errors():
     with pytest.raises(TypeError):
         f.add_many(pa.array([[1, 2], [3]]))
     assert f.inserted == 0
+
+
+def _every_length(seed: int = 14) -> list[str]:
+    """Strings of every length 0..70 in an order that puts each length in each of the 8 (AVX-512)
+    or 4 (AVX2) lanes of the string hasher (hash_batch.hpp's hash_strings), then long ones."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(71 * 8):
+        n = (i * 37 + i // 71) % 71
+        out.append("".join(chr(rng.randrange(1, 128)) for _ in range(n)))
+    return out + ["x" * 1000, "".join(chr(rng.randrange(1, 128)) for _ in range(5000)), "", "a"]
+
+
+STRING_TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
+
+
+@pytest.mark.parametrize("spec", [XXH64, ("xxh64", 2**64 - 1), XXH3], ids=str)
+@pytest.mark.parametrize("typ", STRING_TYPES, ids=str)
+def test_arrow_strings_of_every_length_hash_as_one_at_a_time(typ, spec):
+    # The batch hasher (SIMD lanes for XXH64 under this CPU's kernel) against hash_key per value
+    # (one library XXH64/XXH3 call each): every length, slices at odd offsets (the data no
+    # longer starts at a string, offsets not at 0), chunked arrays.
+    values = _every_length()
+    raw = [v.encode() for v in values]
+    arr = pa.array(values if typ in (pa.string(), pa.large_string()) else raw, type=typ)
+    want = [h(b, spec) for b in raw]
+    assert list(bloomkit.hash_keys(arr, spec)) == want
+    for start in (1, 3, 7, 13, 570):
+        assert list(bloomkit.hash_keys(arr.slice(start), spec)) == want[start:], start
+        assert list(bloomkit.hash_keys(arr.slice(start, 9), spec)) == want[start:start + 9], start
+    chunked = pa.chunked_array([arr.slice(5, 100), arr.slice(0, 3), arr.slice(200)])
+    assert list(bloomkit.hash_keys(chunked, spec)) == want[5:105] + want[:3] + want[200:]
+
+
+@pytest.mark.parametrize("typ", STRING_TYPES, ids=str)
+def test_arrow_strings_with_nulls_fill_the_filter_as_one_at_a_time(typ):
+    values = _every_length(15)
+    raw = [v.encode() for v in values]
+    items = values if typ in (pa.string(), pa.large_string()) else raw
+    with_nulls = pa.array([None if i % 7 == 3 else v for i, v in enumerate(items)], type=typ)
+    for cls in (bloomkit.SplitBlockBloom, bloomkit.BlockedBloom):
+        f = cls(len(values), 0.01)
+        f.add_many(with_nulls.slice(2))
+        g = cls(len(values), 0.01)
+        for i, b in enumerate(raw):
+            if i >= 2 and i % 7 != 3:
+                g.add(b)
+        assert f.to_bytes() == g.to_bytes(), cls
+        got = f.may_contain_many(with_nulls.slice(2))
+        assert [bool(x) for x in got] == [i % 7 != 3 for i in range(2, len(values))], cls
+
+
+def test_arrow_string_hashes_are_the_same_under_the_scalar_kernel(tmp_path):
+    # BLOOMKIT_FORCE_SCALAR=1 in a fresh process: the portable loop gives the lanes' hashes.
+    import subprocess
+    import sys
+
+    values = _every_length(16)
+    arr = pa.array(values)
+    here = bloomkit.hash_keys(arr, XXH64)
+    np.save(tmp_path / "values.npy", np.array(values, dtype=object), allow_pickle=True)
+    script = (
+        "import sys, numpy as np, pyarrow as pa, bloomkit\n"
+        "v = np.load(sys.argv[1], allow_pickle=True).tolist()\n"
+        "np.save(sys.argv[2], bloomkit.hash_keys(pa.array(v), ('xxh64', 0)))\n"
+    )
+    env = dict(__import__("os").environ, BLOOMKIT_FORCE_SCALAR="1")
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "values.npy"), str(tmp_path / "scalar.npy")],
+                   env=env, check=True, cwd=tmp_path)
+    assert np.array_equal(np.load(tmp_path / "scalar.npy"), here)

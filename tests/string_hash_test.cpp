@@ -1,0 +1,157 @@
+// hash_strings (hash_batch.hpp): many variable-length keys laid out as an
+// Arrow string column (one data buffer, n + 1 offsets), hashed under every
+// kernel this CPU runs, must give the library's XXH64 / XXH3 of each string,
+// bit for bit. The lane kernels give each lane its own length, so every group
+// of 8 (AVX-512) or 4 (AVX2) consecutive strings here mixes lengths, and each
+// hash is checked on its own: a wrong lane (a mask, a gather offset, a tail
+// shift) fails on the strings it hashed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/hash.hpp"
+#include "bloomkit/hash_batch.hpp"
+
+namespace {
+
+using bloomkit::hash_algorithm;
+using bloomkit::hash_spec;
+using bloomkit::kernel;
+
+std::vector<kernel> supported_kernels() {
+  std::vector<kernel> out;
+  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
+    if (bloomkit::kernel_supported(k)) out.push_back(k);
+  return out;
+}
+
+/// The library's own hash of each string, one call each (the reference).
+std::uint64_t reference(const std::byte* p, std::size_t len, hash_spec spec) {
+  return spec.algorithm == hash_algorithm::xxh64 ? XXH64(p, len, spec.seed) : XXH3_64bits_withSeed(p, len, spec.seed);
+}
+
+/// A column: `lengths` strings of random bytes, back to back from byte
+/// `lead` of the buffer (the bytes before it belong to no string, as in a
+/// sliced array), with `slack` spare bytes after the last one.
+struct column {
+  std::vector<std::byte> bytes;
+  std::vector<std::int64_t> offsets;
+};
+
+column make_column(const std::vector<std::size_t>& lengths, std::size_t lead, std::size_t slack, std::uint64_t seed) {
+  column c;
+  c.offsets.push_back(static_cast<std::int64_t>(lead));
+  for (std::size_t len : lengths) c.offsets.push_back(c.offsets.back() + static_cast<std::int64_t>(len));
+  c.bytes.resize(static_cast<std::size_t>(c.offsets.back()) + slack);
+  bloomkit::detail::splitmix64 rng(seed);
+  for (auto& b : c.bytes) b = static_cast<std::byte>(rng());
+  return c;
+}
+
+/// Hashes `c` under kernel k with int64 and int32 offsets, from a data
+/// pointer at `shift` bytes into a copy (unaligned data), and checks every
+/// hash and that nothing past the n outputs was written.
+void check_column(const column& c, kernel k, hash_spec spec, std::size_t shift, const std::string& what) {
+  const std::size_t n = c.offsets.size() - 1;
+  std::vector<std::byte> moved(shift + c.bytes.size());
+  std::copy(c.bytes.begin(), c.bytes.end(), moved.begin() + static_cast<std::ptrdiff_t>(shift));
+  const std::byte* data = moved.data() + shift;
+  std::vector<std::int32_t> offsets32(c.offsets.begin(), c.offsets.end());
+  for (int width : {64, 32}) {
+    std::vector<std::uint64_t> out(n + 1, 0x5555);
+    if (width == 64) {
+      bloomkit::detail::hash_strings(k, data, c.offsets.data(), n, spec, out.data());
+    } else {
+      bloomkit::detail::hash_strings(k, data, offsets32.data(), n, spec, out.data());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto begin = static_cast<std::size_t>(c.offsets[i]);
+      const auto len = static_cast<std::size_t>(c.offsets[i + 1] - c.offsets[i]);
+      ASSERT_EQ(out[i], reference(data + begin, len, spec))
+          << what << ": kernel " << to_string(k) << ", " << to_string(spec.algorithm) << " seed " << spec.seed
+          << ", int" << width << " offsets, string " << i << " (lane " << i % 8 << "), length " << len
+          << ", at byte " << begin;
+    }
+    EXPECT_EQ(out[n], 0x5555U) << what << ": wrote past the end under " << to_string(k);
+  }
+}
+
+const std::uint64_t seeds[] = {0, 1, 0xdeadbeefcafebabeULL, ~std::uint64_t{0}};
+const hash_algorithm algorithms[] = {hash_algorithm::xxh64, hash_algorithm::xxh3_64};
+
+TEST(StringHash, ReferenceIsTheLibrarysXxh64) {
+  // Pins the reference itself: XXH64 of "abc" with seed 0 (xxHash's sanity values).
+  const char abc[] = "abc";
+  EXPECT_EQ(XXH64(abc, 3, 0), 0x44BC2CF5AD770999ULL);
+  EXPECT_EQ(XXH64(abc, 0, 0), 0xEF46DB3751D8E999ULL);
+}
+
+TEST(StringHash, EveryLengthInEveryLaneUnderEveryKernel) {
+  // Lengths 0..70 (every branch of XXH64's short input below 32 bytes, the
+  // stripes above it) in an order that puts each length in each lane
+  // position: string i has length (i * 37 + i / 71) % 71, 71 * 8 strings.
+  std::vector<std::size_t> lengths;
+  for (std::size_t i = 0; i < 71 * 8; ++i) lengths.push_back((i * 37 + i / 71) % 71);
+  for (std::size_t lead : {0, 3, 8, 13}) {
+    const column c = make_column(lengths, lead, 0, 100 + lead);
+    for (kernel k : supported_kernels())
+      for (auto algorithm : algorithms)
+        for (auto seed : seeds)
+          for (std::size_t shift : {0, 1, 7}) check_column(c, k, hash_spec{algorithm, seed}, shift, "mixed lengths, lead " + std::to_string(lead));
+  }
+}
+
+TEST(StringHash, GroupsOfOneLengthAndTails) {
+  // Every length 0..40 in whole groups of one length (all lanes alike), and
+  // every count 0..20 of strings (the 8- and 4-lane loops' tails).
+  for (std::size_t len = 0; len <= 40; ++len) {
+    const column c = make_column(std::vector<std::size_t>(24, len), 5, 0, len);
+    for (kernel k : supported_kernels()) check_column(c, k, bloomkit::parquet_hash_spec, 0, "all of length " + std::to_string(len));
+  }
+  for (std::size_t n = 0; n <= 20; ++n) {
+    std::vector<std::size_t> lengths(n);
+    std::iota(lengths.begin(), lengths.end(), std::size_t{1});
+    const column c = make_column(lengths, 0, 0, 900 + n);
+    for (kernel k : supported_kernels()) check_column(c, k, bloomkit::parquet_hash_spec, 0, std::to_string(n) + " strings");
+  }
+}
+
+TEST(StringHash, ShortStringsAtTheBufferStartAndLongStrings) {
+  // Strings shorter than 8 bytes ending before byte 8 of the buffer cannot
+  // take the lanes' tail read (it would start before the buffer): the first
+  // strings here end at bytes 1, 3, 6, 7, then 8 (the first that may).
+  // Long strings (100, 1000, 5000 bytes) between short ones take XXH64's
+  // stripes, scalar.
+  const column start = make_column({1, 2, 3, 1, 1, 0, 5, 9, 2, 7, 4, 3}, 0, 0, 7);
+  const column longs = make_column({5, 100, 3, 1000, 0, 31, 32, 33, 5000, 63, 64, 65, 2, 17, 9, 128}, 2, 0, 8);
+  for (kernel k : supported_kernels()) {
+    for (auto algorithm : algorithms) {
+      for (auto seed : seeds) {
+        check_column(start, k, hash_spec{algorithm, seed}, 0, "short strings at the start");
+        check_column(longs, k, hash_spec{algorithm, seed}, 3, "long strings");
+      }
+    }
+  }
+}
+
+TEST(StringHash, PublicCallUsesTheActiveKernelAndMatches) {
+  std::vector<std::size_t> lengths;
+  for (std::size_t i = 0; i < 1000; ++i) lengths.push_back(i % 23);
+  const column c = make_column(lengths, 0, 0, 11);
+  std::vector<std::uint64_t> out(lengths.size());
+  bloomkit::hash_strings(c.bytes.data(), std::span<const std::int64_t>(c.offsets), bloomkit::parquet_hash_spec,
+                         std::span<std::uint64_t>(out));
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    ASSERT_EQ(out[i], bloomkit::hash_bytes(c.bytes.data() + c.offsets[i], lengths[i], bloomkit::parquet_hash_spec)) << i;
+  }
+  bloomkit::hash_strings(c.bytes.data(), std::span<const std::int64_t>(c.offsets.data(), 1), bloomkit::parquet_hash_spec,
+                         std::span<std::uint64_t>());  // no keys: nothing read or written
+}
+
+}  // namespace
