@@ -85,9 +85,17 @@ struct cache_line_policy {
 
 #if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
   // SSE4.1 kernel (SSSE3's pshufb, SSE4.1's pmulld, packusdw and ptest), for
-  // targets that guarantee x86-64-v2: it needs no run-time check, so the
-  // release build's single calls inline it instead of calling the
-  // dispatched AVX2 / AVX-512 kernel (block_filter.hpp, "single-key calls").
+  // targets that guarantee x86-64-v2 (the release preset). It needs no
+  // run-time check, but it is long (55 instructions per keyed lookup
+  // inlined, callgrind; the dispatched AVX-512 kernel's whole call is
+  // shorter), and inlined into single calls it measured
+  // 1.22x slower than the dispatched call at 10^8 keys on an AVX-512 CPU
+  // (bench/micro BM_blocked_v2; at 10^6 the two were within noise;
+  // BENCHMARKS.md, "Blocked single calls at x86-64-v2"). So single calls
+  // keep the dispatch (no sse41_inlines; block_filter.hpp, "single-key
+  // calls"), and this kernel is what the dispatch runs under its scalar
+  // choice (CPUs without AVX2) in place of the portable loop, which it beats
+  // by 1.6-1.8x in the same benchmark.
   //
   // Test: the k bit indices come from pmulld (four salts per register) and
   // a shift; each index is split into its byte (index >> 3, 0..63) and its
@@ -140,12 +148,10 @@ struct cache_line_policy {
     const __m128i missing = _mm_andnot_si128(fetched, bit);
     return _mm_testz_si128(missing, missing) != 0;
   }
-  // Set: the k bits ORed straight into the block's words, scalar (there is
-  // no variable shift before AVX2 to build the mask in registers). Measured
-  // against the dispatched AVX-512 set and against a mask built on the stack
-  // and ORed in as four xmm words (its loads cannot be forwarded from the
-  // eight word stores): at 10^6 keys 11.2 / 11.5 / 13.4 ns, at 10^8
-  // 75 / 73 / 99 ns (median of 7, keyed, load 10-12; BENCHMARKS.md).
+  // Set: the k bits ORed straight into the block's words, scalar: SSE4.1
+  // has no variable shift to build the mask in registers, and a mask built
+  // on the stack and loaded back as xmm words would stall (those loads
+  // cannot be forwarded from the word stores).
   static void set_sse41(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
     const auto x = static_cast<std::uint32_t>(h);
     for (std::uint32_t i = 0; i < k; ++i) {
