@@ -10,7 +10,9 @@
 # PEER_SKIP (run time) is a comma-separated list of name prefixes whose
 # contestants are dropped before the rounds (a 10^8 run of every contestant
 # takes about 6 CPU-minutes a round; "bloomkit " drops only the -march=native
-# build, whose name is "bloomkit" followed by a space).
+# build, whose name is "bloomkit" followed by a space). A prefix cannot hold a
+# comma: "Boost block<u64,5>" is read as "Boost block<u64" and "5>", and the
+# first drops block<u64[8],7> too.
 #
 # It builds peer-bench's harness.cpp (the peers and bloomkit at -march=native)
 # and bloomkit_v2.cpp (this tree at the release flags, -march=x86-64-v2) as

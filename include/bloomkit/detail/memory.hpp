@@ -41,10 +41,12 @@ inline constexpr std::size_t huge_page_min_bytes = std::size_t{8} << 20;
 /// transparent huge pages (madvise MADV_HUGEPAGE), before it is first
 /// touched. Why: a filter probes random cache lines, and past the TLB's reach
 /// every probe of a 4 KiB-page filter also pays a page walk; with 2 MiB pages
-/// a 128 MiB filter needs 64 TLB entries. A random 64-byte line over 120 MiB
-/// took 10.1 ns against 17.3 ns with 4 KiB pages (BENCHMARKS.md, "Huge
-/// pages"). Only a hint: it changes no byte, it is ignored where THP is off
-/// ("never") or unavailable, and elsewhere (not Linux) it does nothing.
+/// a 128 MiB filter needs 64 TLB entries. At 10^8 keys batched prehashed
+/// negatives took 13.0 instead of 18.0 ns (split_block), 13.9 instead of
+/// 17.6 (blocked) and 40.2 instead of 54.3 (standard), same kernels, one run
+/// (BENCHMARKS.md, "Issue 20, third round"). Only a hint: it changes no
+/// byte, it is ignored where THP is off ("never") or unavailable, and
+/// elsewhere (not Linux) it does nothing.
 inline void advise_huge_pages([[maybe_unused]] const void* p, [[maybe_unused]] std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes < huge_page_min_bytes) return;
