@@ -11,6 +11,12 @@
 //                   kernel) vs dispatched (the same hash, then the run-time
 //                   dispatch per call): how a per-call dispatch costs overlap
 //                   between cache misses
+//   BM_blocked_v2/V/N  keyed blocked_bloom lookups (1 %, n = N keys, one call
+//                   per key) at this file's target (the release preset's
+//                   x86-64-v2): V = dispatched (what single calls run: the
+//                   run-time kernel, AVX-512 or AVX2 where the CPU has it),
+//                   sse41 (the SSE4.1 kernel inlined), portable (the scalar
+//                   policy inlined). Why blocked single calls keep the dispatch.
 //   BM_window/W     batched lookups in a filter far larger than the caches
 //                   with prefetch windows W = 1..128: the choice of
 //                   kernels::batch_window
@@ -20,6 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -206,6 +213,53 @@ void BM_standard_prefetch(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * probes.size()));
 }
 
+// ---- blocked single calls at the release target ---------------------------------
+
+/// n keys at 1 %, filled with n keys; cached per n.
+const bloomkit::blocked_bloom& blocked_of(std::uint64_t n) {
+  static std::map<std::uint64_t, std::unique_ptr<bloomkit::blocked_bloom>> made;
+  auto& f = made[n];
+  if (!f) {
+    f = std::make_unique<bloomkit::blocked_bloom>(n, 0.01);
+    splitmix64 rng(21);
+    for (std::uint64_t i = 0; i < n; ++i) f->insert(rng());
+  }
+  return *f;
+}
+
+template <int Variant>  // 0 dispatched, 1 sse41, 2 portable
+void BM_blocked_v2(benchmark::State& state) {
+  using P = bloomkit::kernels::cache_line_policy;
+  bloomkit::reset_kernel();
+  const auto& filter = blocked_of(static_cast<std::uint64_t>(state.range(0)));
+  const auto keys = random_hashes(std::size_t{1} << 20, 22);  // absent keys
+  const auto* blocks = filter.blocks().data();
+  const std::uint64_t count = filter.num_blocks();
+  const std::uint32_t k = filter.num_hashes();
+  const bloomkit::hash_spec spec = filter.hash();
+  for (auto _ : state) {
+    std::uint64_t hits = 0;
+    for (auto key : keys) {
+      const std::uint64_t h = bloomkit::hash_key(key, spec);
+      const auto& block = blocks[bloomkit::kernels::block_index(h, count)];
+      if constexpr (Variant == 0) {
+        hits += bloomkit::kernels::block_test_dispatched<P>(block, h, k);
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+      } else if constexpr (Variant == 1) {
+        hits += P::test_sse41(block, h, k);
+#endif
+      } else {
+        hits += P::test(block, h, k);
+      }
+    }
+    benchmark::DoNotOptimize(hits);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * keys.size()));
+}
+void BM_blocked_v2_dispatched(benchmark::State& s) { BM_blocked_v2<0>(s); }
+void BM_blocked_v2_sse41(benchmark::State& s) { BM_blocked_v2<1>(s); }
+void BM_blocked_v2_portable(benchmark::State& s) { BM_blocked_v2<2>(s); }
+
 }  // namespace
 
 // BENCHMARK_CAPTURE pastes the function name into an identifier, so each
@@ -236,6 +290,9 @@ BENCHMARK(BM_single_scalar_direct<bloomkit::split_block_bloom>);
 BENCHMARK(BM_single_scalar_direct<bloomkit::blocked_bloom>);
 BENCHMARK(BM_big_single_inlined);
 BENCHMARK(BM_big_single_dispatched);
+BENCHMARK(BM_blocked_v2_dispatched)->Arg(1'000'000)->Arg(100'000'000);
+BENCHMARK(BM_blocked_v2_sse41)->Arg(1'000'000)->Arg(100'000'000);
+BENCHMARK(BM_blocked_v2_portable)->Arg(1'000'000)->Arg(100'000'000);
 BENCHMARK(BM_no_prefetch);
 BENCHMARK(BM_window<1>);
 BENCHMARK(BM_window<4>);

@@ -5,6 +5,14 @@
 #
 #   PEERS=DIR bench/peer_ab.sh [BASE_COMMIT]     # from the project root; BASE defaults to main
 #   build/peer-ab/peer_bench_ab --sizes 1e6 --low-fpr-size 1e6 --skip-static --rounds 5
+#   PEER_SKIP='bloomkit ,libbloom' build/peer-ab/peer_bench_ab ...   # drop contestants
+#
+# PEER_SKIP (run time) is a comma-separated list of name prefixes whose
+# contestants are dropped before the rounds (a 10^8 run of every contestant
+# takes about 6 CPU-minutes a round; "bloomkit " drops only the -march=native
+# build, whose name is "bloomkit" followed by a space). A prefix cannot hold a
+# comma: "Boost block<u64,5>" is read as "Boost block<u64" and "5>", and the
+# first drops block<u64[8],7> too.
 #
 # It builds peer-bench's harness.cpp (the peers and bloomkit at -march=native)
 # and bloomkit_v2.cpp (this tree at the release flags, -march=x86-64-v2) as
@@ -37,8 +45,10 @@ DECL='namespace pb { namespace bk_before { void add_dynamic(std::vector<contesta
 sed -e 's|^\(  if (o.v2) bk_v2::add_dynamic(all, w, fpr, "bloomkit\[v2+dispatch\]", true, only);\)$|\1\n  if (o.v2) bk_before::add_dynamic(all, w, fpr, "bloomkit-before[v2+dispatch]", true, only);|' \
     -e 's|^\(  if (o.v2) bk_v2::add_static(all, w, "bloomkit\[v2+dispatch\]");\)$|\1\n  if (o.v2) bk_before::add_static(all, w, "bloomkit-before[v2+dispatch]");|' \
     -e "0,/^namespace pb {\$/s||$DECL\nnamespace pb {|" \
+    -e 's|^\(  add_memlimit(all, w, sbbf_bytes);\)$|\1\n  if (const char* skip = std::getenv("PEER_SKIP")) std::erase_if(all, [\&](const contestant\& c) { for (std::string s = std::string(",") + skip + ","; s.size() > 1; s.erase(0, s.find(",", 1))) { const std::string p = s.substr(1, s.find(",", 1) - 1); if (!p.empty() \&\& c.name.rfind(p, 0) == 0) return true; } return false; });|' \
     "$SH/harness.cpp" > "$OUT/harness_ab.cpp"
 [ "$(grep -c bk_before "$OUT/harness_ab.cpp")" = 3 ] || { echo "peer_ab: harness.cpp changed shape; patch it by hand" >&2; exit 1; }
+[ "$(grep -c PEER_SKIP "$OUT/harness_ab.cpp")" = 1 ] || { echo "peer_ab: harness.cpp changed shape (PEER_SKIP); patch it by hand" >&2; exit 1; }
 BOOST_INC=""
 for r in bloom core config container_hash mp11 assert throw_exception static_assert type_traits describe; do
   [ -d "$PEERS/boostorg+$r/include" ] || { echo "peer_ab: missing $PEERS/boostorg+$r" >&2; exit 1; }

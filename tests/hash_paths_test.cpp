@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bloomkit/binary_fuse.hpp"
+#include "bloomkit/file_format.hpp"
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/hash_batch.hpp"
 #include "bloomkit/hash.hpp"
@@ -240,6 +241,72 @@ TEST(HashPaths, StaticFilterAnswersArePinned) {
   four.arity = 4;
   EXPECT_EQ(digest(bloomkit::binary_fuse16(member_hashes(spec), four)), 0xcae7de7a5c4fa7b2ULL) << "binary_fuse16 4-wise";
   EXPECT_EQ(digest(bloomkit::ribbon(member_hashes(spec))), 0x7885fe66729eeaf6ULL) << "ribbon";
+}
+
+/// Pins the dynamic block and standard filters, kernel by kernel: after the
+/// same inserts through every path (single insert, keyed batch, prehashed
+/// batch; each path must give the single path's bits), a digest of the
+/// saved file's bytes and a digest of the answers to 3000 probes through
+/// every query path (single keyed, single prehashed, keyed batch, prehashed
+/// batch; each must give the single answer). The digests were recorded
+/// before the release target's inlined single-call kernels (the SSE4.1
+/// blocked kernel) and the classic filter's branchless rounds were written
+/// (commit 68b0fc8): any differing bit or answer, under any kernel or in
+/// any path, fails here. The blocked filter is pinned at k = 1, 6, 8, 9, 16
+/// (the SSE4.1 kernel has a k <= 8 and a 16-lane form).
+template <class Filter>
+void pin_dynamic(const Filter& empty, std::uint64_t want_file, std::uint64_t want_answers, const char* what) {
+  kernel_guard guard;
+  const auto all = values(5000);
+  const std::vector<std::uint64_t> keys(all.begin(), all.begin() + 2000);
+  std::vector<std::uint64_t> hashes, probe_hashes;
+  for (auto key : keys) hashes.push_back(hash_key(key, empty.hash()));
+  for (auto key : all) probe_hashes.push_back(hash_key(key, empty.hash()));
+  for (kernel k : supported_kernels()) {
+    bloomkit::set_kernel(k);
+    Filter single = empty, keyed = empty, hashed = empty;
+    for (auto key : keys) single.insert(key);
+    keyed.insert_keys(keys);
+    hashed.insert_many(hashes);
+    ASSERT_EQ(raw_bits(keyed), raw_bits(single)) << what << " " << to_string(k);
+    ASSERT_EQ(raw_bits(hashed), raw_bits(single)) << what << " " << to_string(k);
+    const auto file = bloomkit::save_to_bytes(single);
+    EXPECT_EQ(XXH64(file.data(), file.size(), 0), want_file) << what << " file, kernel " << to_string(k);
+    std::vector<unsigned char> bits(all.size());
+    std::unique_ptr<bool[]> by_keys(new bool[all.size()]), by_hashes(new bool[all.size()]);
+    single.may_contain_keys(std::span<const std::uint64_t>(all), std::span<bool>(by_keys.get(), all.size()));
+    single.may_contain_many(std::span<const std::uint64_t>(probe_hashes), std::span<bool>(by_hashes.get(), all.size()));
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      bits[i] = single.may_contain(all[i]) ? 1 : 0;
+      ASSERT_EQ(single.may_contain_hash(probe_hashes[i]), bits[i] == 1) << what << " " << i;
+      ASSERT_EQ(by_keys[i], bits[i] == 1) << what << " " << to_string(k) << " " << i;
+      ASSERT_EQ(by_hashes[i], bits[i] == 1) << what << " " << to_string(k) << " " << i;
+      if (i < keys.size()) {
+        ASSERT_EQ(bits[i], 1) << what << " false negative " << i;
+      }
+    }
+    EXPECT_EQ(XXH64(bits.data(), bits.size(), 0), want_answers) << what << " answers, kernel " << to_string(k);
+  }
+}
+
+bloomkit::blocked_bloom blocked_with_k(std::uint32_t k) {
+  // 40 blocks: 2000 keys fill them well past half, so the answers mix.
+  return bloomkit::blocked_bloom(bloomkit::block_filter_params{40, k, 2000, 0.01, hash_spec{}});
+}
+
+TEST(HashPaths, DynamicFilterBitsAndAnswersArePinned) {
+  pin_dynamic(blocked_with_k(1), 0xd790200cc1f5937dULL, 0x067087d8b28b2c06ULL, "blocked k=1");
+  pin_dynamic(blocked_with_k(6), 0x79074a9d1a48738dULL, 0xf57669a4caeb4d3eULL, "blocked k=6");
+  pin_dynamic(blocked_with_k(8), 0x47df7d6c4de28e14ULL, 0x80a86d59f233edf1ULL, "blocked k=8");
+  pin_dynamic(blocked_with_k(9), 0xe54044f0f30679e7ULL, 0x723fdb4658b9fb92ULL, "blocked k=9");
+  pin_dynamic(blocked_with_k(16), 0xa7e18869386ddbb4ULL, 0x21f3564a7f365ba4ULL, "blocked k=16");
+  pin_dynamic(bloomkit::blocked_bloom(2000, 0.01), 0x61d682bfff290138ULL, 0x1be93ba6ffbec673ULL, "blocked 1 %");
+  pin_dynamic(bloomkit::split_block_bloom(2000, 0.01), 0x311dfded19e0daacULL, 0x704658f00dbd7930ULL, "split_block 1 %");
+  pin_dynamic(bloomkit::standard_bloom(2000, 0.01), 0x2dede95beb685459ULL, 0x5719c26b96b48155ULL, "standard 1 %");
+  pin_dynamic(bloomkit::standard_bloom(2000, 0.001), 0xfb82b2a2b3bb8b8aULL, 0xc639dc239181a7bfULL, "standard 0.1 %");
+  // 16000 bits for 2000 keys at k = 3: about 31 % of the bits set.
+  pin_dynamic(bloomkit::standard_bloom(bloomkit::standard_bloom_params{16000, 3, 2000, 0.05, hash_spec{}}),
+              0xe14637a012567b5bULL, 0x970995353c8722baULL, "standard k=3");
 }
 
 }  // namespace

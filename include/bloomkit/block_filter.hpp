@@ -157,6 +157,34 @@ struct block_kernel {
 // kernel gives identical bits and answers (tests/single_kernel_test.cpp,
 // tests/simd_test.cpp), so which one runs never shows in results.
 // set_kernel() and BLOOMKIT_FORCE_SCALAR govern the run-time choice only.
+//
+// The SSE4.1 rule applies only to a policy whose SSE4.1 kernel is about as
+// short as its AVX2 one (P::sse41_inlines = true: split_block_bloom, whose
+// mask is a float-exponent trick of a dozen instructions). Where SSE4.1
+// lacks what the layout needs (blocked_bloom: no variable shift or
+// permute, so byte gathers from four quarters: 55 instructions per keyed
+// lookup inlined, against 66 through the dispatch to the AVX2 kernel,
+// counted with callgrind; valgrind cannot run the AVX-512 kernel, which is
+// a third shorter than the AVX2 one), the
+// inlined kernel measured 1.22x slower than the dispatched call at 10^8
+// keys on an AVX-512 CPU (bench/micro BM_blocked_v2; BENCHMARKS.md,
+// "Blocked single calls at x86-64-v2"): fewer lookups fit in the
+// out-of-order window, so fewer misses overlap. Such a policy
+// keeps the dispatch and its SSE4.1 kernel replaces the portable one under
+// the dispatch's scalar choice when the caller's target has SSE4.1 (CPUs
+// without AVX2).
+
+template <class P>
+concept has_sse41_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
+                                    std::uint32_t k) {
+  P::set_sse41(b, h, k);
+  { P::test_sse41(cb, h, k) } -> std::same_as<bool>;
+};
+
+/// P's SSE4.1 kernel is the one its single calls inline at SSE4.1 targets
+/// (see above); otherwise they keep the dispatch.
+template <class P>
+concept inlines_sse41_kernel = has_sse41_kernel<P> && requires { requires P::sse41_inlines; };
 
 /// Single-key test under the active (run-time) kernel: one branch on a byte
 /// in L1 and a direct call. The fallback of block_test.
@@ -168,6 +196,9 @@ inline bool block_test_dispatched(const typename P::block_type& b, std::uint64_t
     case kernel::avx2: return block_kernel<P, kernel::avx2>::test(b, h, k);
     case kernel::scalar: break;
   }
+#if defined(__SSE4_1__)
+  if constexpr (has_sse41_kernel<P>) return P::test_sse41(b, h, k);
+#endif
 #endif
   return P::test(b, h, k);
 }
@@ -181,16 +212,16 @@ inline void block_set_dispatched(typename P::block_type& b, std::uint64_t h, std
     case kernel::avx2: block_kernel<P, kernel::avx2>::set(b, h, k); return;
     case kernel::scalar: break;
   }
+#if defined(__SSE4_1__)
+  if constexpr (has_sse41_kernel<P>) {
+    P::set_sse41(b, h, k);
+    return;
+  }
+#endif
 #endif
   P::set(b, h, k);
 }
 
-template <class P>
-concept has_sse41_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
-                                    std::uint32_t k) {
-  P::set_sse41(b, h, k);
-  { P::test_sse41(cb, h, k) } -> std::same_as<bool>;
-};
 
 #if BLOOMKIT_X86_KERNELS && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     defined(__AVX512DQ__) && defined(__AVX2__) && defined(__BMI__) && defined(__BMI2__) && defined(__POPCNT__)
@@ -222,7 +253,7 @@ constexpr single_kernel_kind single_kernel_of() noexcept {
   if constexpr (has_avx2_kernel<P>) return single_kernel_kind::avx2;
 #endif
 #if BLOOMKIT_TARGET_HAS_SSE41
-  if constexpr (has_sse41_kernel<P>) return single_kernel_kind::sse41;
+  if constexpr (inlines_sse41_kernel<P>) return single_kernel_kind::sse41;
 #endif
   return single_kernel_kind::dispatched;
 }

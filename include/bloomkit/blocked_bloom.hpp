@@ -83,6 +83,84 @@ struct cache_line_policy {
     return m;
   }
 
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+  // SSE4.1 kernel (SSSE3's pshufb, SSE4.1's pmulld, packusdw and ptest), for
+  // targets that guarantee x86-64-v2 (the release preset). It needs no
+  // run-time check, but it is long (55 instructions per keyed lookup
+  // inlined, callgrind; the dispatched AVX-512 kernel's whole call is
+  // shorter), and inlined into single calls it measured
+  // 1.22x slower than the dispatched call at 10^8 keys on an AVX-512 CPU
+  // (bench/micro BM_blocked_v2; at 10^6 the two were within noise;
+  // BENCHMARKS.md, "Blocked single calls at x86-64-v2"). So single calls
+  // keep the dispatch (no sse41_inlines; block_filter.hpp, "single-key
+  // calls"), and this kernel is what the dispatch runs under its scalar
+  // choice (CPUs without AVX2) in place of the portable loop, which it beats
+  // by 1.6-2.0x in the same benchmark.
+  //
+  // Test: the k bit indices come from pmulld (four salts per register) and
+  // a shift; each index is split into its byte (index >> 3, 0..63) and its
+  // bit in that byte (index & 7), packed into byte lanes, one lane per salt.
+  // The block is four 16-byte quarters (the same bytes as the eight
+  // little-endian words: bit b is bit b % 8 of byte b / 8). pshufb fetches
+  // lane i's byte from a quarter when the lane's selector is in [0, 16) and
+  // yields 0 when the selector's bit 7 is set; selector = saturating
+  // (byte ^ 16 q) + 0x70 maps the bytes of quarter q to 0x70..0x7F (low
+  // nibble kept) and every other byte to >= 0x80, so the OR of the four
+  // lookups is the wanted byte in every lane. The bit masks are a pshufb of
+  // {1, 2, 4, ..., 128}. Lanes >= k are masked off; the key is present iff
+  // no lane misses its bit (ptest). No branch on the block, the same
+  // instructions for every k in each of the two forms (k <= 8: half the
+  // multiplies; the branch on k is fixed per filter, so it predicts).
+  static void indices_sse41(std::uint64_t h, std::uint32_t k, __m128i& byte, __m128i& bit) noexcept {
+    const __m128i x = _mm_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+    const auto* salts = reinterpret_cast<const __m128i*>(blocked_salts.data());
+    const __m128i seven = _mm_set1_epi16(7);
+    const __m128i pow2 = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+    // 16-bit lanes 0..7: indices 0..7 (each < 512, so the saturating packs are exact).
+    const __m128i lo = _mm_packus_epi32(_mm_srli_epi32(_mm_mullo_epi32(x, _mm_loadu_si128(salts)), 23),
+                                        _mm_srli_epi32(_mm_mullo_epi32(x, _mm_loadu_si128(salts + 1)), 23));
+    if (k <= 8) {  // bytes in lanes 0..7, bits in lanes 8..15, moved down to 0..7
+      byte = _mm_packus_epi16(_mm_srli_epi16(lo, 3), _mm_and_si128(lo, seven));
+      bit = _mm_srli_si128(_mm_shuffle_epi8(pow2, byte), 8);
+    } else {
+      const __m128i hi = _mm_packus_epi32(_mm_srli_epi32(_mm_mullo_epi32(x, _mm_loadu_si128(salts + 2)), 23),
+                                          _mm_srli_epi32(_mm_mullo_epi32(x, _mm_loadu_si128(salts + 3)), 23));
+      byte = _mm_packus_epi16(_mm_srli_epi16(lo, 3), _mm_srli_epi16(hi, 3));
+      bit = _mm_shuffle_epi8(pow2, _mm_packus_epi16(_mm_and_si128(lo, seven), _mm_and_si128(hi, seven)));
+    }
+    // 0xff in lanes 0..k-1: a 16-byte window of sixteen 0xff then sixteen 0.
+    alignas(32) static constexpr unsigned char first_lanes[32] = {
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    bit = _mm_and_si128(bit, _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_lanes + 16 - k)));
+  }
+  static bool test_sse41(const block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+    __m128i byte, bit;
+    indices_sse41(h, k, byte, bit);
+    const __m128i bias = _mm_set1_epi8(0x70);
+    const auto* q = reinterpret_cast<const __m128i*>(block.words);
+    const __m128i s0 = _mm_adds_epu8(byte, bias);
+    const __m128i s1 = _mm_adds_epu8(_mm_xor_si128(byte, _mm_set1_epi8(16)), bias);
+    const __m128i s2 = _mm_adds_epu8(_mm_xor_si128(byte, _mm_set1_epi8(32)), bias);
+    const __m128i s3 = _mm_adds_epu8(_mm_xor_si128(byte, _mm_set1_epi8(48)), bias);
+    const __m128i fetched =
+        _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128(q), s0), _mm_shuffle_epi8(_mm_loadu_si128(q + 1), s1)),
+                     _mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128(q + 2), s2), _mm_shuffle_epi8(_mm_loadu_si128(q + 3), s3)));
+    const __m128i missing = _mm_andnot_si128(fetched, bit);
+    return _mm_testz_si128(missing, missing) != 0;
+  }
+  // Set: the k bits ORed straight into the block's words, scalar: SSE4.1
+  // has no variable shift to build the mask in registers, and a mask built
+  // on the stack and loaded back as xmm words would stall (those loads
+  // cannot be forwarded from the word stores).
+  static void set_sse41(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
+    const auto x = static_cast<std::uint32_t>(h);
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const std::uint32_t bit = (x * blocked_salts[i]) >> 23;
+      block.words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+    }
+  }
+#endif
+
 #if BLOOMKIT_X86_KERNELS
   // SIMD kernels. The block is seen as sixteen 32-bit lanes (the same bytes
   // as eight little-endian 64-bit words: bit b of the block is bit b % 32 of

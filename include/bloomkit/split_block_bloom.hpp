@@ -82,6 +82,8 @@ struct split_block_policy {
     const __m128i exponent = _mm_and_si128(_mm_srli_epi32(_mm_mullo_epi32(x, salts), 4), _mm_set1_epi32(0x0F800000));
     return _mm_cvttps_epi32(_mm_castsi128_ps(_mm_add_epi32(exponent, _mm_set1_epi32(0x3F800000))));
   }
+  /// As short as the AVX2 kernel: single calls inline it (block_filter.hpp).
+  static constexpr bool sse41_inlines = true;
   static void mask_sse41(std::uint64_t h, __m128i& lo, __m128i& hi) noexcept {
     const __m128i x = _mm_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
     lo = mask_sse41_half(x, _mm_setr_epi32(static_cast<int>(parquet_salts[0]), static_cast<int>(parquet_salts[1]),
