@@ -21,6 +21,7 @@
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/ribbon.hpp"
 #include "bloomkit/standard_bloom.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -28,6 +29,7 @@ using bloomkit::hash_algorithm;
 using bloomkit::hash_key;
 using bloomkit::hash_spec;
 using bloomkit::kernel;
+using bloomkit::test::supported_kernels;
 
 /// The library's hash of the little-endian bytes of `value` (width bytes).
 std::uint64_t library_hash(std::uint64_t value, std::size_t width, hash_spec spec) {
@@ -85,13 +87,6 @@ TEST(HashPaths, GoldenValuesPinTheFixedPath) {
   // the 4 of 7; also in the Parquet fixtures' INT32 golden (hash_test.cpp).
   EXPECT_EQ(hash_key(std::uint64_t{42}, bloomkit::parquet_hash_spec), library_hash(42, 8, bloomkit::parquet_hash_spec));
   EXPECT_EQ(hash_key(std::int32_t{-542827039}, bloomkit::parquet_hash_spec), 0x3e12485924de6267ULL);
-}
-
-std::vector<kernel> supported_kernels() {
-  std::vector<kernel> out;
-  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
-    if (bloomkit::kernel_supported(k)) out.push_back(k);
-  return out;
 }
 
 TEST(HashPaths, BatchedHashingMatchesScalarUnderEveryKernel) {

@@ -9,17 +9,12 @@
 #include <vector>
 
 #include "bloomkit/ribbon.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 using bloomkit::kernel;
-
-std::vector<kernel> supported_kernels() {
-  std::vector<kernel> out;
-  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
-    if (bloomkit::kernel_supported(k)) out.push_back(k);
-  return out;
-}
+using bloomkit::test::supported_kernels;
 
 TEST(RibbonKernel, EveryKernelEvaluatesLikeScalar) {
   bloomkit::detail::splitmix64 rng(11);

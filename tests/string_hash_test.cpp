@@ -17,19 +17,14 @@
 
 #include "bloomkit/hash.hpp"
 #include "bloomkit/hash_batch.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 using bloomkit::hash_algorithm;
 using bloomkit::hash_spec;
 using bloomkit::kernel;
-
-std::vector<kernel> supported_kernels() {
-  std::vector<kernel> out;
-  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
-    if (bloomkit::kernel_supported(k)) out.push_back(k);
-  return out;
-}
+using bloomkit::test::supported_kernels;
 
 /// The library's own hash of each string, one call each (the reference).
 std::uint64_t reference(const std::byte* p, std::size_t len, hash_spec spec) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/simd.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit::test {
@@ -33,6 +34,15 @@ inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path)
   const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::byte> out(chars.size());
   if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+/// The kernels this CPU runs, scalar first: the tests that pin every SIMD
+/// path to the scalar one loop over these.
+inline std::vector<kernel> supported_kernels() {
+  std::vector<kernel> out;
+  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
+    if (kernel_supported(k)) out.push_back(k);
   return out;
 }
 
