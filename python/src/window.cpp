@@ -116,12 +116,26 @@ void bind_window(nb::module_& m) {
   cls.def_static(
       "time_window",
       [](std::uint64_t window_time, std::uint64_t max_keys, double fpr, std::string_view hash,
-         std::uint64_t hash_seed) {
-        return W(F(F::plan_time_params(window_time, max_keys, fpr, make_hash_spec(hash, hash_seed))));
+         std::uint64_t hash_seed, std::string_view unit) {
+        age_partitioned_bloom_params params =
+            F::plan_time_params(window_time, max_keys, fpr, make_hash_spec(hash, hash_seed));
+        // The file records the unit only when it is known (format version 3,
+        // `info` then says "seconds"): the same bytes as `bloomkit build
+        // --window-seconds`, which always records seconds.
+        if (unit == "seconds") {
+          params.time_unit = apbf_time_unit::seconds;
+        } else if (!unit.empty()) {
+          throw_invalid("AgePartitionedBloom.time_window: unit must be \"seconds\" or \"\" (not recorded), got \"" +
+                        std::string(unit) + "\"");
+        }
+        return W(F(params));
       },
       "window_time"_a, "max_keys"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+      "unit"_a = "",
       "A time window of `window_time` units of the caller's clock, for up to `max_keys` keys per window at\n"
-      "a steady rate, at an FPR of at most `fpr` at every moment. The clock starts at 0.");
+      "a steady rate, at an FPR of at most `fpr` at every moment. The clock starts at 0. unit=\"seconds\"\n"
+      "records that the clock counts seconds (the file then equals `bloomkit build --window-seconds`'s and\n"
+      "`bloomkit info` says seconds); by default the unit is not recorded.");
   cls.def(
          "add_at",
          [](W& self, nb::handle key, std::uint64_t now) {

@@ -254,9 +254,15 @@ def test_cli_time_window_gives_the_same_bytes_and_answers_at_a_time(cli, tmp_pat
     keys = [f"ip-{int(v)}" for v in rng.integers(0, 3000, n)]
     lines = [f"{int(t)}\t{k}".encode() for t, k in zip(times, keys)]
     out = cli_build(cli, tmp_path, lines, "--window", "5000", "--window-seconds", "600", "--fpr", "0.01")
-    f = W.time_window(600, 5000, 0.01)
+    f = W.time_window(600, 5000, 0.01, unit="seconds")
     f.add_many_at(keys, times)
     assert f.to_bytes() == out.read_bytes()
+    # Without the unit the file differs only in not recording it.
+    u = W.time_window(600, 5000, 0.01)
+    u.add_many_at(keys, times)
+    assert u.to_bytes() != out.read_bytes() and u.may_contain_many(keys[-50:]).all()
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        W.time_window(600, 5000, 0.01, unit="hours")
     g = bloomkit.load(out)
     assert g.is_time_window and g.now == int(times[-1])
     probe = keys[-200:] + [f"never-{i}" for i in range(200)]
