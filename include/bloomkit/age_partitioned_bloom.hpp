@@ -571,10 +571,13 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
   /// are reported (the caller's clock), for up to `max_keys` keys per
   /// window at a uniform rate; k, l, m as plan_params(max_keys + 1, p)
   /// chooses, generation_time tau = ceil(window_time / l) and g = ceil(max_keys
-  /// tau / window_time), with m re-planned for that g. Throws errc::invalid_argument for a zero window or max_keys, or p
+  /// tau / window_time), with m re-planned for that g. `unit` is recorded
+  /// in the file (format version 3) when the caller knows what its clock
+  /// counts; `info` then names it. Throws errc::invalid_argument for a zero window or max_keys, or p
   /// outside (0, 1).
   static age_partitioned_bloom_params plan_time_params(std::uint64_t window_time, std::uint64_t max_keys,
-                                                       double target_fpr, hash_spec hash = {}) {
+                                                       double target_fpr, hash_spec hash = {},
+                                                       apbf_time_unit unit = apbf_time_unit::unspecified) {
     detail::require(window_time >= 1, errc::invalid_argument, "age_partitioned_bloom: window_time must be at least 1");
     detail::require(max_keys >= 1, errc::invalid_argument, "age_partitioned_bloom: max_keys must be at least 1");
     // k and l from the count design for the same number of keys; then a
@@ -584,6 +587,7 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
     age_partitioned_bloom_params p = plan_params(max_keys + 1, target_fpr, hash);
     p.generation_time = (window_time + p.l - 1) / p.l;
     p.window = window_time;
+    p.time_unit = unit;
     const double per_generation = std::ceil(static_cast<double>(max_keys) * static_cast<double>(p.generation_time) /
                                             static_cast<double>(window_time));
     p.generation_keys = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(per_generation));

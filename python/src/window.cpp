@@ -117,18 +117,15 @@ void bind_window(nb::module_& m) {
       "time_window",
       [](std::uint64_t window_time, std::uint64_t max_keys, double fpr, std::string_view hash,
          std::uint64_t hash_seed, std::string_view unit) {
-        age_partitioned_bloom_params params =
-            F::plan_time_params(window_time, max_keys, fpr, make_hash_spec(hash, hash_seed));
         // The file records the unit only when it is known (format version 3,
         // `info` then says "seconds"): the same bytes as `bloomkit build
         // --window-seconds`, which always records seconds.
-        if (unit == "seconds") {
-          params.time_unit = apbf_time_unit::seconds;
-        } else if (!unit.empty()) {
+        if (unit != "seconds" && !unit.empty()) {
           throw_invalid("AgePartitionedBloom.time_window: unit must be \"seconds\" or \"\" (not recorded), got \"" +
                         std::string(unit) + "\"");
         }
-        return W(F(params));
+        return W(F(F::plan_time_params(window_time, max_keys, fpr, make_hash_spec(hash, hash_seed),
+                                       unit.empty() ? apbf_time_unit::unspecified : apbf_time_unit::seconds)));
       },
       "window_time"_a, "max_keys"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
       "unit"_a = "",

@@ -277,7 +277,7 @@ void note_static_width(const kind_entry& entry, double fpr) {
 }
 
 /// --kind window --window N --window-seconds T: a time window of T seconds
-/// for up to N keys per window (plan_seconds_window), over TIME<TAB>KEY
+/// for up to N keys per window (plan_time_params with the unit seconds), over TIME<TAB>KEY
 /// lines (time_window_input.hpp: the rules, shared with dedupe). Each key
 /// is inserted at its time (insert_hash_at), so the filter's clock ends at
 /// the last time read and the file holds it. One pass, no spool: the
@@ -370,7 +370,9 @@ int run_build(const build_options& o) {
   if (o.window_seconds) {
     // ---- a time window: sized by --window and --window-seconds, one pass ---
     const auto t = clock_type::now();
-    filter.emplace(std::in_place_type<age_partitioned_bloom>, plan_seconds_window(*o.window_seconds, *o.window, o.fpr, spec));
+    filter.emplace(std::in_place_type<age_partitioned_bloom>,
+                   age_partitioned_bloom::plan_time_params(static_cast<std::uint64_t>(*o.window_seconds), *o.window,
+                                                           o.fpr, spec, apbf_time_unit::seconds));
     auto& w = std::get<age_partitioned_bloom>(*filter);
     times.construct = seconds_since(t);
     progress_bar bar("build", total_bytes, !o.quiet);

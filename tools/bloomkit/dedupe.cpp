@@ -82,7 +82,9 @@ int run_dedupe(const dedupe_options& o) {
 
   any_filter filter = o.window_seconds
                           ? any_filter(std::in_place_type<age_partitioned_bloom>,
-                                       plan_seconds_window(*o.window_seconds, *o.window, o.fpr, info.default_hash))
+                                       age_partitioned_bloom::plan_time_params(
+                                           static_cast<std::uint64_t>(*o.window_seconds), *o.window, o.fpr,
+                                           info.default_hash, apbf_time_unit::seconds))
                           : make_filter(entry.kind, o.window ? *o.window : o.capacity, o.fpr, info.default_hash);
   std::uint64_t lines = 0, printed = 0;
   std::string out;

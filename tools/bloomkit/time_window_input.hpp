@@ -40,17 +40,6 @@ inline void check_window_seconds(filter_kind kind, const std::optional<std::int6
   if (sequences) throw usage_error("--window-seconds reads TIME<TAB>KEY lines; it does not combine with --kmer");
 }
 
-/// The filter of a time window of `window_seconds` seconds for up to
-/// `max_keys` keys per window (age_partitioned_bloom::plan_time_params),
-/// with its unit recorded as seconds so that `info` can name it.
-inline age_partitioned_bloom_params plan_seconds_window(std::int64_t window_seconds, std::uint64_t max_keys, double fpr,
-                                                        hash_spec hash) {
-  age_partitioned_bloom_params params =
-      age_partitioned_bloom::plan_time_params(static_cast<std::uint64_t>(window_seconds), max_keys, fpr, hash);
-  params.time_unit = apbf_time_unit::seconds;
-  return params;
-}
-
 /// Walks the TIME<TAB>KEY lines of `reader`, calling
 /// `on_line(time, hash, line)` for each (line without '\n' and a trailing
 /// '\r', valid during the call). `latest` is the clock so far (the filter's
