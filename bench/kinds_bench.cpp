@@ -158,10 +158,14 @@ void window_kind(std::uint64_t n) {
   const auto negatives = random_hashes(n, 4);
   std::printf("\n## age_partitioned_bloom, window %llu, p = 0.01 (k=%u l=%u)\n\n", static_cast<unsigned long long>(n),
               f.params().k, f.params().l);
-  std::printf("| bits per window key | FPR | insert ns | pos ns | neg ns |\n|---|---|---|---|---|\n");
-  std::printf("| %.2f | %.5f | %.1f | %.1f | %.1f |\n",
-              static_cast<double>(f.size_in_bytes()) * 8.0 / static_cast<double>(n), measured_fpr(f, negatives), insert,
-              lookup_single(f, recent), lookup_single(f, negatives));
+  std::printf(
+      "| bits per window key | m bits per slice | g keys per generation | FPR measured | FPR bound (design_fpr) | "
+      "mean FPR at the worst phase | insert ns | pos ns | neg ns |\n|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| %.2f | %llu | %llu | %.5f | %.5f | %.5f | %.1f | %.1f | %.1f |\n",
+              static_cast<double>(f.size_in_bytes()) * 8.0 / static_cast<double>(n),
+              static_cast<unsigned long long>(f.params().slice_bits),
+              static_cast<unsigned long long>(f.params().generation_keys), measured_fpr(f, negatives), f.design_fpr(),
+              f.expected_design_fpr(), insert, lookup_single(f, recent), lookup_single(f, negatives));
 }
 
 void kmers(std::uint64_t bases) {

@@ -350,6 +350,7 @@ TEST(Cuckoo, TracedInsertRecordsTheKickOutChainItMakes) {
     const auto a = bloomkit::detail::cuckoo_address_of(h, p.buckets, p.fingerprint_bits);
     ASSERT_FALSE(moves.empty());
     EXPECT_EQ(moves.front().fingerprint, a.fingerprint);
+    EXPECT_EQ(traced.fingerprint_of_hash(h), a.fingerprint);
     EXPECT_TRUE(moves.front().bucket == a.first || moves.front().bucket == a.second);
     std::vector<std::uint64_t> replay = before;
     for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -371,6 +372,12 @@ TEST(Cuckoo, TracedInsertRecordsTheKickOutChainItMakes) {
                                             bloomkit::detail::cuckoo_with_slot(b, m.slot, p.fingerprint_bits, m.fingerprint));
     }
     EXPECT_TRUE(std::equal(replay.begin(), replay.end(), traced.words().begin()));
+    for (std::uint64_t b = 0; b < p.buckets; ++b) {
+      const std::uint64_t bucket = bloomkit::detail::cuckoo_load_bucket(replay.data(), b, p.fingerprint_bits);
+      for (std::uint32_t j = 0; j < cuckoo_filter::slots_per_bucket; ++j) {
+        ASSERT_EQ(traced.slot_fingerprint(b, j), bloomkit::detail::cuckoo_slot(bucket, j, p.fingerprint_bits));
+      }
+    }
     walks += moves.size() > 1 ? 1 : 0;
   }
   EXPECT_GT(walks, 5u) << "a small table must make eviction walks";

@@ -159,9 +159,16 @@ int cuckoo(const options& o) {
     }
   }
   // Before any action the view shows no address (all zero).
-  const auto a = last_op.empty() ? bloomkit::detail::cuckoo_address{}
-                                 : bloomkit::detail::cuckoo_address_of(bloomkit::hash_key(last_key, p.hash), p.buckets,
-                                                                       p.fingerprint_bits);
+  struct {
+    std::uint64_t first = 0, second = 0;
+    std::uint32_t fingerprint = 0;
+  } a;
+  if (!last_op.empty()) {
+    const std::uint64_t h = bloomkit::hash_key(last_key, p.hash);
+    std::vector<std::uint64_t> buckets;
+    filter.probe_positions(h, buckets);
+    a = {buckets[0], buckets[1], filter.fingerprint_of_hash(h)};
+  }
   std::string out = "{\"view\":\"cuckoo\",\"capacity\":" + std::to_string(p.capacity) + ",\"target_fpr\":" +
                     num(p.target_fpr) + ",\"buckets\":" + std::to_string(p.buckets) +
                     ",\"fingerprint_bits\":" + std::to_string(p.fingerprint_bits) +
@@ -172,10 +179,7 @@ int cuckoo(const options& o) {
                     ",\"victim\":[" + std::to_string(filter.victim().bucket) + "," +
                     std::to_string(filter.victim().fingerprint) + "],\"next_key\":" + std::to_string(next) + ",\"table\":[";
   for (std::uint64_t b = 0; b < p.buckets; ++b) {
-    const std::uint64_t bucket = bloomkit::detail::cuckoo_load_bucket(filter.words().data(), b, p.fingerprint_bits);
-    for (std::uint32_t j = 0; j < 4; ++j) {
-      out += (b + j > 0 ? "," : "") + std::to_string(bloomkit::detail::cuckoo_slot(bucket, j, p.fingerprint_bits));
-    }
+    for (std::uint32_t j = 0; j < 4; ++j) out += (b + j > 0 ? "," : "") + std::to_string(filter.slot_fingerprint(b, j));
   }
   out += "],\"members\":\"";
   for (std::uint64_t i = 0; i < next; ++i) out += !live[i] ? '-' : filter.may_contain(keys.member(i)) ? '1' : '0';

@@ -88,7 +88,7 @@ class cuckoo_view {
   /// next key number).
   std::string insert_next() {
     const std::uint64_t key = member_key(seed_, next_);
-    const auto a = address(key);
+    const key_address a = address(key);
     const insert_result r = filter_.insert_hash_traced(hash_key(key, filter_.hash()), moves_);
     last_ = {"insert", next_, false, key, std::string(to_string(r))};
     last_address_ = a;
@@ -152,12 +152,10 @@ class cuckoo_view {
                       ",\"victim\":[" + std::to_string(filter_.victim().bucket) + "," +
                       std::to_string(filter_.victim().fingerprint) + "],\"next_key\":" + std::to_string(next_) +
                       ",\"table\":[";
-    const auto words = filter_.words();
     for (std::uint64_t b = 0; b < p.buckets; ++b) {
-      const std::uint64_t bucket = detail::cuckoo_load_bucket(words.data(), b, p.fingerprint_bits);
-      for (std::uint32_t j = 0; j < detail::cuckoo_slots; ++j) {
+      for (std::uint32_t j = 0; j < cuckoo_filter::slots_per_bucket; ++j) {
         if (b + j > 0) out += ",";
-        out += std::to_string(detail::cuckoo_slot(bucket, j, p.fingerprint_bits));
+        out += std::to_string(filter_.slot_fingerprint(b, j));
       }
     }
     out += "],\"members\":\"";
@@ -186,9 +184,16 @@ class cuckoo_view {
     }
     return cuckoo_filter::plan_params(capacity, target_fpr);
   }
-  [[nodiscard]] detail::cuckoo_address address(std::uint64_t key) const noexcept {
-    return detail::cuckoo_address_of(hash_key(key, filter_.hash()), filter_.params().buckets,
-                                     filter_.params().fingerprint_bits);
+  /// Where a key lives: its two buckets (the library's probe_positions) and its fingerprint.
+  struct key_address {
+    std::uint64_t first = 0, second = 0;
+    std::uint32_t fingerprint = 0;
+  };
+  [[nodiscard]] key_address address(std::uint64_t key) const {
+    const std::uint64_t h = hash_key(key, filter_.hash());
+    std::vector<std::uint64_t> buckets;
+    filter_.probe_positions(h, buckets);
+    return {buckets[0], buckets[1], filter_.fingerprint_of_hash(h)};
   }
   void log(const std::string& op) {
     if (!ops_.empty()) ops_ += ",";
@@ -201,7 +206,7 @@ class cuckoo_view {
   std::vector<bool> live_;
   std::vector<cuckoo_move> moves_;
   view_action last_;
-  detail::cuckoo_address last_address_{};
+  key_address last_address_{};
   std::string ops_;
 };
 

@@ -310,6 +310,20 @@ class cuckoo_reader : public query_facade<D> {
     out.push_back(a.second);
   }
 
+  /// Slots per bucket (b = 4).
+  static constexpr std::uint32_t slots_per_bucket = detail::cuckoo_slots;
+  /// The fingerprint the key with hash `h` stores, in [1, 2^f - 1] (for
+  /// pictures and teaching; its buckets are probe_positions').
+  [[nodiscard]] std::uint32_t fingerprint_of_hash(std::uint64_t h) const noexcept {
+    return detail::cuckoo_address_of(h, self().params().buckets, self().params().fingerprint_bits).fingerprint;
+  }
+  /// The fingerprint in slot j (< 4) of bucket i (< buckets()), 0 for an
+  /// empty slot (for pictures and teaching).
+  [[nodiscard]] std::uint32_t slot_fingerprint(std::uint64_t i, std::uint32_t j) const noexcept {
+    const std::uint32_t f = self().params().fingerprint_bits;
+    return detail::cuckoo_slot(detail::cuckoo_load_bucket(self().words().data(), i, f), j, f);
+  }
+
   [[nodiscard]] std::uint64_t buckets() const noexcept { return self().params().buckets; }
   [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return self().params().fingerprint_bits; }
   [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }
