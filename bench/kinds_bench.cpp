@@ -1,6 +1,6 @@
 // bench/kinds_bench.cpp - the kinds of issue 19 in one process, one run.
 //
-//   bloomkit_kinds_bench [n ...]       (default n = 10^6 10^7)
+//   bloomkit_kinds_bench [--only deletion|window|kmers] [n ...]   (default n = 10^6 10^7)
 //
 // 1. cuckoo_filter against counting_bloom (the two kinds that delete) and
 //    blocked_bloom at p = 1 % and 0.1 %: bits/key, measured FPR, ns per
@@ -201,14 +201,30 @@ void kmers(std::uint64_t bases) {
 
 int main(int argc, char** argv) {
   std::vector<std::uint64_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  std::string only;  // one section of the three, or all
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
+      if (only != "deletion" && only != "window" && only != "kmers") {
+        std::fprintf(stderr, "bloomkit_kinds_bench: --only takes deletion, window or kmers, got \"%s\"\n", only.c_str());
+        return 1;
+      }
+      continue;
+    }
+    sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  }
   if (sizes.empty()) sizes = {1'000'000, 10'000'000};
   std::printf("# bloomkit_kinds_bench (thread CPU time, best of %d)\n", rounds);
-  for (const auto n : sizes) {
-    for (const double p : {0.01, 0.001}) deletion_kinds(n, p);
+  if (only.empty() || only == "deletion") {
+    for (const auto n : sizes) {
+      for (const double p : {0.01, 0.001}) deletion_kinds(n, p);
+    }
   }
-  for (const auto n : sizes) window_kind(n);
-  kmers(sizes.front() * 10);
+  if (only.empty() || only == "window") {
+    for (const auto n : sizes) window_kind(n);
+  }
+  if (only.empty() || only == "kmers") kmers(sizes.front() * 10);
   std::fprintf(stderr, "(sink %llu)\n", static_cast<unsigned long long>(sink));
   return 0;
 }
