@@ -148,24 +148,37 @@ void deletion_kinds(std::uint64_t n, double p) {
   }
 }
 
-void window_kind(std::uint64_t n) {
-  bloomkit::age_partitioned_bloom f(n, 0.01);
-  const auto keys = random_hashes(4 * n, 3);
+/// One window filter's row: bits per window key, m, g, FPR measured on
+/// `negatives`, the bound and the mean, and ns per insert / lookup.
+void window_row(const char* name, bloomkit::age_partitioned_bloom f, std::uint64_t n,
+                const std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& negatives) {
   const double insert = best_ns(keys.size(), [&] {
     for (const auto h : keys) f.insert_hash(h);
   });
   const std::vector<std::uint64_t> recent(keys.end() - static_cast<std::ptrdiff_t>(n), keys.end());
-  const auto negatives = random_hashes(n, 4);
-  std::printf("\n## age_partitioned_bloom, window %llu, p = 0.01 (k=%u l=%u)\n\n", static_cast<unsigned long long>(n),
-              f.params().k, f.params().l);
-  std::printf(
-      "| bits per window key | m bits per slice | g keys per generation | FPR measured | FPR bound (design_fpr) | "
-      "mean FPR at the worst phase | insert ns | pos ns | neg ns |\n|---|---|---|---|---|---|---|---|---|\n");
-  std::printf("| %.2f | %llu | %llu | %.5f | %.5f | %.5f | %.1f | %.1f | %.1f |\n",
+  std::printf("| %s | %.2f | %llu | %llu | %.5f | %.5f | %.5f | %.1f | %.1f | %.1f |\n", name,
               static_cast<double>(f.size_in_bytes()) * 8.0 / static_cast<double>(n),
               static_cast<unsigned long long>(f.params().slice_bits),
               static_cast<unsigned long long>(f.params().generation_keys), measured_fpr(f, negatives), f.design_fpr(),
               f.expected_design_fpr(), insert, lookup_single(f, recent), lookup_single(f, negatives));
+}
+
+void window_kind(std::uint64_t n) {
+  const auto planned = bloomkit::age_partitioned_bloom::plan_params(n, 0.01);
+  const auto keys = random_hashes(4 * n, 3);
+  const auto negatives = random_hashes(n, 4);
+  std::printf("\n## age_partitioned_bloom, window %llu, p = 0.01 (k=%u l=%u)\n\n", static_cast<unsigned long long>(n),
+              planned.k, planned.l);
+  std::printf(
+      "| probes | bits per window key | m bits per slice | g keys per generation | FPR measured | FPR bound "
+      "(design_fpr) | mean FPR at the worst phase | insert ns | pos ns | neg ns |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
+  window_row("independent (new filters)", bloomkit::age_partitioned_bloom(planned), n, keys, negatives);
+  // The same layout with the double-hashed probes of files before format
+  // version 3: what the per-slice mixing costs, in the same run.
+  auto old = planned;
+  old.probes = bloomkit::apbf_probes::double_hashing;
+  window_row("double hashing (files before v3)", bloomkit::age_partitioned_bloom(old), n, keys, negatives);
 }
 
 void kmers(std::uint64_t bases) {
