@@ -354,7 +354,7 @@ constexpr const char* design_fpr_doc() {
   if constexpr (requires { kind_info<F>::design_fpr_doc; }) {
     return kind_info<F>::design_fpr_doc;
   } else {
-    return "The model false-positive rate at the design capacity, from bloomkit.sizing.";
+    return "The false-positive rate the parameters give at the design capacity (the kind's own model, as in estimated_fpr).";
   }
 }
 
