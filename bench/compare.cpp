@@ -4,8 +4,9 @@
 // For each size n (default 10^4, 10^6, 10^8) at a 1 % target FPR it measures
 //   split_block_bloom, blocked_bloom, standard_bloom   single-key, batched and
 //                     prehashed batched calls
-//   counting_bloom, scalable_bloom   single-key and prehashed batched calls
-//   binary_fuse8, binary_fuse16, ribbon   static: the "insert" column is the
+//   counting_bloom, scalable_bloom, cuckoo_filter, age_partitioned_bloom
+//                                    single-key and prehashed batched calls
+//   binary_fuse8, binary_fuse16, ribbon, ribbon_bumped   static: the "insert" column is the
 //                     build from all keys; single keyed and prehashed batched
 //                     lookups
 //   libbloom          Debian's libbloom-dev (bloom_add / bloom_check), single calls
@@ -106,7 +107,8 @@ std::vector<std::string> split(const std::string& text) {
 }
 
 const std::vector<std::string> all_filters = {"split_block_bloom", "blocked_bloom",  "standard_bloom", "counting_bloom",
-                                              "scalable_bloom",    "binary_fuse8",   "binary_fuse16",  "ribbon",
+                                              "scalable_bloom",    "cuckoo_filter",  "age_partitioned_bloom",
+                                              "binary_fuse8",      "binary_fuse16",  "ribbon",         "ribbon_bumped",
                                               "libbloom",          "unordered_set",  "memory_limit"};
 
 options parse(int argc, char** argv) {
@@ -156,8 +158,9 @@ options parse(int argc, char** argv) {
           "  --queries Q          positive and negative lookups per figure, at most n (default 1e7)\n"
           "  --json               one JSON object per line instead of tables\n"
           "  --filters a,b        only these (split_block_bloom, blocked_bloom, standard_bloom,\n"
-          "                       counting_bloom, scalable_bloom, binary_fuse8, binary_fuse16,\n"
-          "                       ribbon, libbloom, unordered_set, memory_limit)\n"
+          "                       counting_bloom, scalable_bloom, cuckoo_filter, age_partitioned_bloom,\n"
+          "                       binary_fuse8, binary_fuse16, ribbon, ribbon_bumped, libbloom,\n"
+          "                       unordered_set, memory_limit)\n"
           "  --kernel K           force a SIMD kernel (scalar, avx2, avx512)\n"
           "  --unordered-set-max N  skip unordered_set above N keys (default 1e7: memory)\n");
       std::exit(0);
@@ -370,13 +373,18 @@ void add_single_and_hashes(std::vector<contestant>& out, const std::string& name
 /// column is the build from all keys (Filter::from_keys, hashing included)
 /// per key; lookups are single keyed calls ("single") or may_contain_many
 /// over hashes computed before the clock ("hashes").
+/// `make` builds the filter from the keys (default Filter::from_keys; the
+/// bumped Ribbon passes its options).
 template <class Filter>
 void add_static(std::vector<contestant>& out, const std::string& name, const workload& w, const workload& hw,
-                std::shared_ptr<std::unique_ptr<bool[]>> answers) {
+                std::shared_ptr<std::unique_ptr<bool[]>> answers,
+                std::function<Filter(std::span<const std::uint64_t>)> make = [](std::span<const std::uint64_t> keys) {
+                  return Filter::from_keys(keys);
+                }) {
   auto filter = std::make_shared<std::optional<Filter>>();
-  const auto build = [filter, &w] {
+  const auto build = [filter, make, &w] {
     filter->reset();
-    filter->emplace(Filter::from_keys(std::span<const std::uint64_t>(w.keys)));
+    filter->emplace(make(std::span<const std::uint64_t>(w.keys)));
   };
   const auto bpk = [filter, build, n = w.n] {
     if (!filter->has_value()) build();
@@ -599,10 +607,26 @@ void run_size(const options& o, std::uint64_t n) {
   if (wanted(o, "scalable_bloom")) {
     add_single_and_hashes(all, "scalable_bloom", w, h3, std::make_shared<bloomkit::scalable_bloom>(n, o.fpr), answers);
   }
+  // Cuckoo sized for n at the target FPR (it never fills at n); the window
+  // filter with a window of n keys, so every key inserted is still in it.
+  if (wanted(o, "cuckoo_filter")) {
+    add_single_and_hashes(all, "cuckoo_filter", w, h3, std::make_shared<bloomkit::cuckoo_filter>(n, o.fpr), answers);
+  }
+  if (wanted(o, "age_partitioned_bloom")) {
+    add_single_and_hashes(all, "age_partitioned_bloom", w, h3,
+                          std::make_shared<bloomkit::age_partitioned_bloom>(n, o.fpr), answers);
+  }
   // The static kinds hash with XXH3-64 seed 0 (their default hash_spec), as h3.
   if (wanted(o, "binary_fuse8")) add_static<bloomkit::binary_fuse8>(all, "binary_fuse8", w, h3, answers);
   if (wanted(o, "binary_fuse16")) add_static<bloomkit::binary_fuse16>(all, "binary_fuse16", w, h3, answers);
   if (wanted(o, "ribbon")) add_static<bloomkit::ribbon>(all, "ribbon", w, h3, answers);
+  if (wanted(o, "ribbon_bumped")) {
+    add_static<bloomkit::ribbon>(all, "ribbon_bumped", w, h3, answers, [](std::span<const std::uint64_t> keys) {
+      bloomkit::ribbon_options options;
+      options.layout = bloomkit::ribbon_layout::bumped;
+      return bloomkit::ribbon::from_keys(keys, options);
+    });
+  }
   if (filter_bytes == 0) filter_bytes = bloomkit::blocked_bloom::plan_params(n, o.fpr).blocks * 64;
 
   std::shared_ptr<bloom> lib;

@@ -31,7 +31,7 @@ BASE=${1:-main}
 OUT=${BUILD:-$ROOT/build/peer-ab}
 CXX=${CXX:-g++}
 [ -f "$SH/harness.cpp" ] || { echo "peer_ab: no $SH/harness.cpp" >&2; exit 1; }
-rm -rf "$OUT/base" && mkdir -p "$OUT/base"
+rm -rf "$OUT/base" "$OUT/new" && mkdir -p "$OUT/base" "$OUT/new"
 git -C "$ROOT" archive "$BASE" include | tar -x -C "$OUT/base"
 git -C "$ROOT" rev-parse --short "$BASE" > "$OUT/base/COMMIT"
 cat > "$OUT/bloomkit_before.cpp" <<'SRC'
@@ -46,9 +46,18 @@ sed -e 's|^\(  if (o.v2) bk_v2::add_dynamic(all, w, fpr, "bloomkit\[v2+dispatch\
     -e 's|^\(  if (o.v2) bk_v2::add_static(all, w, "bloomkit\[v2+dispatch\]");\)$|\1\n  if (o.v2) bk_before::add_static(all, w, "bloomkit-before[v2+dispatch]");|' \
     -e "0,/^namespace pb {\$/s||$DECL\nnamespace pb {|" \
     -e 's|^\(  add_memlimit(all, w, sbbf_bytes);\)$|\1\n  if (const char* skip = std::getenv("PEER_SKIP")) std::erase_if(all, [\&](const contestant\& c) { for (std::string s = std::string(",") + skip + ","; s.size() > 1; s.erase(0, s.find(",", 1))) { const std::string p = s.substr(1, s.find(",", 1) - 1); if (!p.empty() \&\& c.name.rfind(p, 0) == 0) return true; } return false; });|' \
-    "$SH/harness.cpp" > "$OUT/harness_ab.cpp"
-[ "$(grep -c bk_before "$OUT/harness_ab.cpp")" = 3 ] || { echo "peer_ab: harness.cpp changed shape; patch it by hand" >&2; exit 1; }
-[ "$(grep -c PEER_SKIP "$OUT/harness_ab.cpp")" = 1 ] || { echo "peer_ab: harness.cpp changed shape (PEER_SKIP); patch it by hand" >&2; exit 1; }
+    "$SH/harness.cpp" > "$OUT/new/harness_ab.cpp"
+# This tree's contestants gain the bumped Ribbon (ribbon_layout::bumped) beside
+# the standard one: a patched copy of bk_contestants.hpp in $OUT/new, found
+# first by the two translation units there (harness_ab.cpp and a copy of
+# bloomkit_v2.cpp); the "before" unit keeps the shared, unpatched one, so a
+# BASE without the layout still builds.
+sed -e 's|^\(  out.push_back({label + " ribbon r=8 (w=128)", \[&w\] {\)$|  out.push_back({label + " ribbon r=8 bumped (BuRR)", [\&w] {\n                   return static_round<bloomkit::ribbon>(w, [\&] {\n                     bloomkit::ribbon_options o;\n                     o.layout = bloomkit::ribbon_layout::bumped;\n                     return bloomkit::ribbon::from_keys(std::span<const std::uint64_t>(w.keys), o);\n                   });\n                 }, {}});\n\1|' \
+    "$SH/bk_contestants.hpp" > "$OUT/new/bk_contestants.hpp"
+[ "$(grep -c 'ribbon_layout::bumped' "$OUT/new/bk_contestants.hpp")" = 1 ] || { echo "peer_ab: bk_contestants.hpp changed shape (ribbon row); patch it by hand" >&2; exit 1; }
+cp "$SH/bloomkit_v2.cpp" "$OUT/new/bloomkit_v2.cpp"
+[ "$(grep -c bk_before "$OUT/new/harness_ab.cpp")" = 3 ] || { echo "peer_ab: harness.cpp changed shape; patch it by hand" >&2; exit 1; }
+[ "$(grep -c PEER_SKIP "$OUT/new/harness_ab.cpp")" = 1 ] || { echo "peer_ab: harness.cpp changed shape (PEER_SKIP); patch it by hand" >&2; exit 1; }
 BOOST_INC=""
 for r in bloom core config container_hash mp11 assert throw_exception static_assert type_traits describe; do
   [ -d "$PEERS/boostorg+$r/include" ] || { echo "peer_ab: missing $PEERS/boostorg+$r" >&2; exit 1; }
@@ -58,7 +67,7 @@ FF="$PEERS/FastFilter+fastfilter_cpp"
 COMMON="-std=c++20 -O3 -DNDEBUG -Wall -Wno-unused-function -Wno-sign-compare"
 set -x
 $CXX $COMMON -march=native -I"$SH" -I"$ROOT/include" $BOOST_INC -I"$FF/src" -I"$PEERS/FastFilter+xor_singleheader/include" \
-  -c "$OUT/harness_ab.cpp" -o "$OUT/harness.o"
-$CXX $COMMON -march=x86-64-v2 -I"$SH" -I"$ROOT/include" -c "$SH/bloomkit_v2.cpp" -o "$OUT/v2.o"
+  -c "$OUT/new/harness_ab.cpp" -o "$OUT/harness.o"
+$CXX $COMMON -march=x86-64-v2 -I"$SH" -I"$ROOT/include" -c "$OUT/new/bloomkit_v2.cpp" -o "$OUT/v2.o"
 $CXX $COMMON -march=x86-64-v2 -I"$SH" -I"$OUT/base/include" -c "$OUT/bloomkit_before.cpp" -o "$OUT/before.o"
 $CXX "$OUT/harness.o" "$OUT/v2.o" "$OUT/before.o" -o "$OUT/peer_bench_ab" -lbloom

@@ -4,7 +4,8 @@
 //   bloomkit_static_bench [n ...]          lookup table (default n = 10^6 10^7)
 //   bloomkit_static_bench --build KIND N   build one filter of N keys and exit
 //                                          (KIND: fuse8, fuse8x4, fuse16, ribbon7,
-//                                          ribbon8); run under /usr/bin/time -v for
+//                                          ribbon8, bumped7, bumped8: the bumped
+//                                          Ribbon); run under /usr/bin/time -v for
 //                                          the construction's peak RSS
 //
 // Per filter: bits/key, measured FPR, build ns/key, and ns per lookup for
@@ -97,9 +98,10 @@ int build_only(const std::string& kind, std::uint64_t n) {
       bpk = f.bits_per_key();
       attempts = f.attempts();
     }
-  } else if (kind == "ribbon7" || kind == "ribbon8") {
+  } else if (kind == "ribbon7" || kind == "ribbon8" || kind == "bumped7" || kind == "bumped8") {
     bloomkit::ribbon_options o;
-    o.result_bits = kind == "ribbon7" ? 7 : 8;
+    o.result_bits = kind.back() == '7' ? 7 : 8;
+    if (kind.starts_with("bumped")) o.layout = bloomkit::ribbon_layout::bumped;
     const bloomkit::ribbon f(keys, o);
     bpk = f.bits_per_key();
     attempts = f.attempts();
@@ -143,26 +145,32 @@ void table(std::uint64_t n) {
   r8.result_bits = 8;
   const bloomkit::ribbon ribbon8(keys, r8);
   const auto t5 = clock_type::now();
+  r8.layout = bloomkit::ribbon_layout::bumped;
+  const bloomkit::ribbon bumped8(keys, r8);
+  const auto t6 = clock_type::now();
   const auto ns_per_key = [n](auto a, auto b) {
     return std::chrono::duration<double, std::nano>(b - a).count() / static_cast<double>(n);
   };
 
-  std::vector<candidate> c(5);
+  std::vector<candidate> c(6);
   c[0].name = "split_block_bloom p=1/256";
   c[1].name = "binary_fuse8 (3-wise)";
   c[2].name = "binary_fuse8 (4-wise)";
   c[3].name = "binary_fuse16 (3-wise)";
   c[4].name = "ribbon r=8 (w=128)";
+  c[5].name = "ribbon r=8 bumped (BuRR)";
   c[0].build_ns = ns_per_key(t0, t1);
   c[1].build_ns = ns_per_key(t1, t2);
   c[2].build_ns = ns_per_key(t2, t3);
   c[3].build_ns = ns_per_key(t3, t4);
   c[4].build_ns = ns_per_key(t4, t5);
+  c[5].build_ns = ns_per_key(t5, t6);
   c[0].bits_per_key = 8.0 * static_cast<double>(sbbf.size_in_bytes()) / static_cast<double>(n);
   c[1].bits_per_key = fuse3.bits_per_key();
   c[2].bits_per_key = fuse4.bits_per_key();
   c[3].bits_per_key = fuse16.bits_per_key();
   c[4].bits_per_key = ribbon8.bits_per_key();
+  c[5].bits_per_key = bumped8.bits_per_key();
 
   const auto fpr_of = [&](const auto& f) {
     std::uint64_t fp = 0;
@@ -174,6 +182,7 @@ void table(std::uint64_t n) {
   c[2].fpr = fpr_of(fuse4);
   c[3].fpr = fpr_of(fuse16);
   c[4].fpr = fpr_of(ribbon8);
+  c[5].fpr = fpr_of(bumped8);
 
   const auto measure = [&](candidate& cand, const auto& f) {
     const std::vector<std::uint64_t>* sets[3] = {&positive, &negative, &mixed};
@@ -188,6 +197,7 @@ void table(std::uint64_t n) {
     measure(c[2], fuse4);
     measure(c[3], fuse16);
     measure(c[4], ribbon8);
+    measure(c[5], bumped8);
   }
 
   std::printf("\nn = %llu keys, %llu queries per set, best of %d rounds (ns per lookup)\n",
@@ -207,7 +217,7 @@ void table(std::uint64_t n) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--build") {
     if (argc != 4) {
-      std::fprintf(stderr, "usage: %s --build fuse8|fuse8x4|fuse16|ribbon7|ribbon8 N\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --build fuse8|fuse8x4|fuse16|ribbon7|ribbon8|bumped7|bumped8 N\n", argv[0]);
       return 2;
     }
     return build_only(argv[2], std::strtoull(argv[3], nullptr, 10));

@@ -51,6 +51,16 @@ std::map<std::string, bytes_t> expected_corpus() {
   for (std::uint64_t i = 0; i < 15; ++i) hashes.push_back(hash_key(i, hash_spec{}));
   files["binary_fuse.bkf"] = save_to_bytes(binary_fuse(hashes, 8));
   files["ribbon.bkf"] = save_to_bytes(ribbon(hashes));
+  {
+    // The bumped layout (format version 4): enough keys for a bumping layer
+    // and its bucket codes, so the fuzzer starts from every field.
+    std::vector<std::uint64_t> many;
+    for (std::uint64_t i = 0; i < 1500; ++i) many.push_back(hash_key(i, hash_spec{}));
+    ribbon_options options;
+    options.result_bits = 4;
+    options.layout = ribbon_layout::bumped;
+    files["ribbon_bumped.bkf"] = save_to_bytes(ribbon(many, options));
+  }
   bytes_t truncated = files["standard_bloom.bkf"];
   truncated.resize(100);
   files["truncated_header.bkf"] = truncated;
@@ -68,6 +78,7 @@ const std::map<std::string, std::uint64_t> pinned = {
     {"split_block_bloom.bkf", 0x77988fdeeb17cdf8ULL},
     {"binary_fuse.bkf", 0xe71e46565f04f60bULL},
     {"ribbon.bkf", 0xa11aede9a63c29b1ULL},
+    {"ribbon_bumped.bkf", 0xb06a985f652f9844ULL},
 };
 
 TEST(FileFormatCorpus, GoldenFilesMatchWhatThisBuildWrites) {
@@ -117,10 +128,14 @@ TEST(FileFormatCorpus, GoldenFilesLoadWithTheirKnownContents) {
   }
   const auto fuse = load_as<binary_fuse>(corpus_dir() / "binary_fuse.bkf", hash_spec{});
   const auto band = load_as<ribbon>(corpus_dir() / "ribbon.bkf", hash_spec{});
+  const auto bumped = load_as<ribbon>(corpus_dir() / "ribbon_bumped.bkf", hash_spec{});
+  EXPECT_EQ(bumped.layout(), ribbon_layout::bumped);
+  EXPECT_EQ(bumped.params().layers, 2U);
   for (std::uint64_t i = 0; i < 15; ++i) {
     EXPECT_TRUE(fuse.may_contain(i));
     EXPECT_TRUE(band.may_contain(i));
   }
+  for (std::uint64_t i = 0; i < 1500; ++i) EXPECT_TRUE(bumped.may_contain(i));
   EXPECT_EQ(standard.inserted(), 15U);
   EXPECT_EQ(split.num_blocks(), 3U);
   try {

@@ -510,7 +510,7 @@ TEST(FileFormat, HeaderFieldsAreChecked) {
       good, {
                 {"wrong magic", [](bytes_t& b) { b[1] = std::byte{'X'}; }, errc::corrupt, "magic"},
                 {"version 0", [](bytes_t& b) { put32(b, 8, 0); }, errc::corrupt, "'version'"},
-                {"future version", [](bytes_t& b) { put32(b, 8, 4); }, errc::unsupported_version, "version 4"},
+                {"future version", [](bytes_t& b) { put32(b, 8, 5); }, errc::unsupported_version, "version 5"},
                 {"version 2 with an exact count", [](bytes_t& b) { put32(b, 8, 2); }, errc::corrupt, "'inserted_accuracy'"},
                 {"unknown kind 0", [](bytes_t& b) { b[12] = std::byte{0}; }, errc::unknown_kind, "'kind' = 0"},
                 {"unknown kind 200", [](bytes_t& b) { b[12] = std::byte{200}; }, errc::unknown_kind, "'kind' = 200"},

@@ -58,9 +58,28 @@
 //   18m one 128-bit row and a 16-bit result per slot
 //   + the result, m r / 8 bytes. About 27 n bytes: 2.7 GB for 10^8 keys.
 //
-// Reaching 1.02x of log2(1/p): Bumped Ribbon Retrieval (Dillinger, Hübschle-
-// Schneider, Sanders and Walzer 2022) bumps the keys of overloaded buckets to
-// a second layer and reaches ~1 % overhead at w = 64; not implemented here.
+// The bumped layout (ribbon_layout::bumped): Bumped Ribbon Retrieval (BuRR;
+// Dillinger, Hübschle-Schneider, Sanders and Walzer 2022, "Fast Succinct
+// Retrieval and Approximate Membership using Ribbon", §3-§4) loads each
+// table nearly full and, where a 64-slot bucket of start positions cannot
+// be banded, "bumps" the bucket's keys whose offset in the bucket is below a
+// threshold to the next layer, a smaller table of the same kind with its own
+// seed. A 2-bit code per bucket records the threshold (§4.2's 2-bit variant):
+//
+//   layer 0  [ bucket 0 | bucket 1 | bucket 2 | ... ]  m_0 ~ 0.98 n slots
+//   codes       0          2          0                 threshold per bucket
+//   layer 1  [ keys bumped from layer 0 ]                m_1 ~ 0.98 n_1
+//   ...
+//   last     a standard Ribbon over the rest (few keys; retries as usual)
+//
+// A query walks the layers: in each bumping layer it reads its bucket's
+// code; an offset at or above the threshold is answered by that layer's
+// band, one below goes on to the next layer. Every key ends in exactly one
+// layer and is compared with an r-bit fingerprint drawn independently of
+// that layer's solution, so the FPR stays exactly 2^-r (BuRR §2; no
+// homogeneous-Ribbon penalty), while space falls from 1.05 to 1.005 x r
+// bits per key at 10^6 keys (1.02 at 10^4; measured, docs/STATIC.md). Layers never fail to band (the
+// last code bumps a whole bucket), so only the small last layer can retry.
 #pragma once
 
 #include <algorithm>
@@ -68,6 +87,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <utility>
@@ -85,18 +105,43 @@
 
 namespace bloomkit {
 
+/// How a Ribbon filter's slots are organised (both give FPR exactly 2^-r).
+enum class ribbon_layout : std::uint32_t {
+  standard = 0,  ///< one table with about 5 % spare slots (Dillinger and Walzer 2021)
+  bumped = 1,    ///< BuRR: nearly full layers, overloaded buckets bumped onward (about 1 % spare)
+};
+
+/// Most layers a bumped Ribbon has (the last one a standard Ribbon).
+inline constexpr std::uint32_t ribbon_max_layers = 4;
+
 /// The parameters that fix a Ribbon filter's layout and meaning (all a file
 /// format must store beside the solution words).
 struct ribbon_params {
   std::uint32_t result_bits = 8;  ///< r in [1, 16]: false-positive rate 2^-r
-  std::uint64_t slots = 0;        ///< m: a multiple of 64, >= 128; 0 only for an empty filter
-  std::uint64_t seed = 0;         ///< seed of the successful construction attempt
+  std::uint64_t slots = 0;        ///< m: a multiple of 64, >= 128 (bumped: all layers'); 0 only when empty
+  std::uint64_t seed = 0;         ///< seed of the construction (bumped: of the bumping layers)
   std::uint64_t keys = 0;         ///< keys stored, duplicates not counted (0 = empty: rejects everything)
   hash_spec hash{};               ///< hash used for keys
+  ribbon_layout layout = ribbon_layout::standard;  ///< standard, or bumped (BuRR)
+  /// Bumped only: the number of layers (1..ribbon_max_layers; 0 when empty),
+  /// each layer's slots (unused entries 0) and the last layer's seed (the
+  /// bumping layers' seeds derive from `seed`: detail::ribbon_layer_seed).
+  std::uint32_t layers = 0;
+  std::array<std::uint64_t, ribbon_max_layers> layer_slots{};
+  std::uint64_t last_seed = 0;
 
-  /// 64-bit solution words: (m / 64 + 1) * r, or 0 when empty.
+  /// 64-bit words of the payload, or 0 when empty. Standard: (m / 64 + 1) r
+  /// solution words. Bumped: each layer's (m_i / 64 + 1) r solution words,
+  /// then for each bumping layer (all but the last) its 2-bit bucket codes,
+  /// 32 to a word, for m_i / 64 - 1 buckets.
   [[nodiscard]] constexpr std::uint64_t word_count() const noexcept {
-    return slots == 0 ? 0 : (slots / 64 + 1) * result_bits;
+    if (layout != ribbon_layout::bumped) return slots == 0 ? 0 : (slots / 64 + 1) * result_bits;
+    std::uint64_t words = 0;
+    for (std::uint32_t i = 0; i < layers && i < ribbon_max_layers; ++i) {
+      words += (layer_slots[i] / 64 + 1) * result_bits;
+      if (i + 1 < layers) words += (layer_slots[i] / 64 - 1 + 31) / 32;
+    }
+    return words;
   }
 
   friend bool operator==(const ribbon_params&, const ribbon_params&) = default;
@@ -114,6 +159,10 @@ struct ribbon_options {
   /// 0 never grows. With the defaults a build tries 8 sizes.
   std::uint32_t attempts_per_size = 4;
   double size_factor = 0.0;  ///< slots per key (m / n); 0 picks ribbon_size_factor(n). Below 1 always fails.
+  /// standard, or bumped (BuRR: about 1 % spare slots instead of 5 %, the
+  /// same FPR 2^-r, a second table lookup for the few bumped keys). With
+  /// bumped, size_factor and the attempt options apply to the last layer only.
+  ribbon_layout layout = ribbon_layout::standard;
 };
 
 /// Slots per key the builder uses for n keys at w = 128 when the caller does
@@ -271,12 +320,278 @@ BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void ribbon_query_many_avx512(const std:
 }
 #endif
 
+// ---- bumped layout (BuRR) ------------------------------------------------------
+
+#ifndef BLOOMKIT_RIBBON_BUMP_CUTS
+#define BLOOMKIT_RIBBON_BUMP_CUTS 0, 16, 32, 64
+#endif
+#ifndef BLOOMKIT_RIBBON_BUMP_LOAD
+#define BLOOMKIT_RIBBON_BUMP_LOAD 0.98
+#endif
+
+/// A bucket's 2-bit code -> its threshold: keys whose start lies at offset
+/// < cut (of 64) in the bucket are bumped to the next layer. Code 3 bumps the
+/// whole bucket, so every bucket can be banded (BuRR §4.2). Part of the file
+/// format (docs/FORMAT.md, kind 7).
+inline constexpr std::array<std::uint32_t, 4> ribbon_bump_cuts{BLOOMKIT_RIBBON_BUMP_CUTS};
+/// Slots per key of a bumping layer (BuRR loads layers nearly full, §4.3):
+/// measured to minimise total space at w = 128 (docs/STATIC.md).
+inline constexpr double ribbon_bump_load = BLOOMKIT_RIBBON_BUMP_LOAD;
+/// Fewer keys than this go straight to the last (standard) layer.
+inline constexpr std::uint64_t ribbon_min_bump_keys = 1024;
+
+/// The seed of bumping layer `layer` of a filter with base seed `seed`.
+constexpr std::uint64_t ribbon_layer_seed(std::uint64_t seed, std::uint32_t layer) noexcept {
+  return layer == 0 ? seed : attempt_seed(seed ^ 0x62756d7065640000ULL, layer);  // "bumped"
+}
+
+/// Where each layer lives in a bumped payload (derived from ribbon_params).
+struct ribbon_layer_map {
+  std::uint32_t layers = 0;
+  std::array<std::uint64_t, ribbon_max_layers> slots{}, seed{}, words{}, codes{};
+};
+
+inline ribbon_layer_map ribbon_map_of(const ribbon_params& p) noexcept {
+  ribbon_layer_map map;
+  if (p.layout != ribbon_layout::bumped) return map;
+  map.layers = std::min(p.layers, ribbon_max_layers);
+  std::uint64_t at = 0;
+  for (std::uint32_t i = 0; i < map.layers; ++i) {
+    map.slots[i] = p.layer_slots[i];
+    map.seed[i] = i + 1 == map.layers ? p.last_seed : ribbon_layer_seed(p.seed, i);
+    map.words[i] = at;
+    at += (p.layer_slots[i] / 64 + 1) * p.result_bits;
+  }
+  for (std::uint32_t i = 0; i + 1 < map.layers; ++i) {
+    map.codes[i] = at;
+    at += (p.layer_slots[i] / 64 - 1 + 31) / 32;
+  }
+  return map;
+}
+
+/// The 2-bit code of bucket `bucket` in a code array.
+inline std::uint32_t ribbon_code_at(const std::uint64_t* codes, std::uint64_t bucket) noexcept {
+  return static_cast<std::uint32_t>(codes[bucket / 32] >> (2 * (bucket % 32))) & 3U;
+}
+
+/// The bumped query of key hash h: walk the layers until one keeps the key
+/// (offset >= its bucket's cut) or the last, and compare there.
+inline bool ribbon_bumped_query(kernel k, const std::uint64_t* words, const ribbon_layer_map& map,
+                                std::uint32_t r, std::uint64_t h) noexcept {
+  for (std::uint32_t i = 0;; ++i) {
+    const ribbon_row row = ribbon_row_of(seeded_hash(h, map.seed[i]), map.slots[i], r);
+    if (i + 1 < map.layers &&
+        row.start % 64 < ribbon_bump_cuts[ribbon_code_at(words + map.codes[i], row.start / 64)]) {
+      continue;
+    }
+    return ribbon_evaluate(k, words + map.words[i], r, row.start, row.lo, row.hi) == row.result;
+  }
+}
+
+/// ribbon_query_many for the bumped layout: layer 0's band and code word
+/// are prefetched a window ahead (most keys end there); bumped keys read
+/// their next layers unprefetched.
+template <kernel K, class HashAt>
+inline void ribbon_bumped_query_many(const std::uint64_t* words, const ribbon_layer_map& map, std::uint32_t r,
+                                     std::size_t n, HashAt& hash_at, bool* out) {
+  prefetch_pipeline<8>(
+      n, [&](std::size_t i) { return hash_at(i); },
+      [&](std::uint64_t h) {
+        const std::uint64_t start = reduce64(seeded_hash(h, map.seed[0]), map.slots[0] - ribbon_width + 1);
+        const std::uint64_t* base = words + (start / 64) * r;
+        prefetch(base);
+        prefetch(base + 3 * r - 1);
+        if (map.layers > 1) prefetch(words + map.codes[0] + start / 64 / 32);
+      },
+      [&](std::size_t i, std::uint64_t h) { out[i] = ribbon_bumped_query(K, words, map, r, h); });
+}
+
+#if BLOOMKIT_X86_KERNELS
+template <class HashAt>
+BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void ribbon_bumped_query_many_avx512(const std::uint64_t* words,
+                                                                             const ribbon_layer_map& map,
+                                                                             std::uint32_t r, std::size_t n,
+                                                                             HashAt& hash_at, bool* out) {
+  ribbon_bumped_query_many<kernel::avx512>(words, map, r, n, hash_at, out);
+}
+#endif
+
+/// What banding one row did.
+enum class ribbon_band_result { placed, redundant, inconsistent };
+
+/// On-the-fly Gaussian elimination of one row into the band (lo, hi,
+/// result per slot; lo == 0 marks an empty slot). Writes only the slot it
+/// returns in `placed` (when placed), so undoing a row is clearing that slot.
+inline ribbon_band_result ribbon_band_row(const ribbon_row& row, std::uint64_t* lo, std::uint64_t* hi,
+                                          std::uint16_t* result, std::uint64_t& placed) noexcept {
+  std::uint64_t s = row.start;
+  std::uint64_t c_lo = row.lo, c_hi = row.hi;
+  std::uint32_t f = row.result;
+  for (;;) {
+    if (lo[s] == 0) {  // empty: stored rows always have bit 0 set
+      lo[s] = c_lo;
+      hi[s] = c_hi;
+      result[s] = static_cast<std::uint16_t>(f);
+      placed = s;
+      return ribbon_band_result::placed;
+    }
+    c_lo ^= lo[s];
+    c_hi ^= hi[s];
+    f ^= result[s];
+    if (c_lo == 0 && c_hi == 0) {
+      // f != 0: inconsistent (this seed cannot hold the row); f == 0: an
+      // equal row (a duplicate key), nothing to store.
+      return f != 0 ? ribbon_band_result::inconsistent : ribbon_band_result::redundant;
+    }
+    // Bit 0 cancelled; move the pivot to the next set bit.
+    if (c_lo == 0) {
+      s += 64;
+      c_lo = c_hi;
+      c_hi = 0;
+    }
+    const int shift = std::countr_zero(c_lo);
+    s += static_cast<std::uint64_t>(shift);
+    c_lo = (c_lo >> shift) | ((c_hi << 1) << (63 - shift));
+    c_hi >>= shift;
+  }
+}
+
+/// Back substitution, last slot first, into out[0 .. (slots / 64 + 1) r)
+/// (zeroed by the caller; free slots get 0). state[j] holds z_j for the 128
+/// slots from the current one: bit k = z_j[i + k].
+inline void ribbon_back_substitute(const std::uint64_t* lo, const std::uint64_t* hi, const std::uint16_t* result,
+                                   std::uint64_t slots, std::uint32_t r, std::uint64_t* out) noexcept {
+  std::array<uint128, 16> state{};
+  for (std::uint64_t i = slots; i-- > 0;) {
+    const uint128 c = (static_cast<uint128>(hi[i]) << 64) | lo[i];
+    for (std::uint32_t j = 0; j < r; ++j) {
+      uint128 st = state[j] << 1;
+      if (lo[i] != 0) {
+        const uint128 m = st & c;
+        const std::uint32_t bit =
+            parity64(static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64)) ^ ((result[i] >> j) & 1U);
+        st |= static_cast<uint128>(bit);
+      }
+      state[j] = st;
+    }
+    if (i % 64 == 0) {
+      for (std::uint32_t j = 0; j < r; ++j) out[(i / 64) * r + j] = static_cast<std::uint64_t>(state[j]);
+    }
+  }
+}
+
+/// Slots of a bumping layer for n keys: n * ribbon_bump_load, a multiple
+/// of 64, at least 128.
+inline std::uint64_t ribbon_bump_slots(std::uint64_t n) noexcept {
+  const auto wanted = static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) * ribbon_bump_load));
+  return std::max<std::uint64_t>((wanted + 63) / 64 * 64, ribbon_width);
+}
+
+/// One bumping layer over key hashes `keys` with seed `seed` and `slots`
+/// slots: appends its solution words to `words`, its bucket codes to
+/// `codes`, the hashes it bumps to `bumped`; returns the distinct keys it
+/// keeps (exact: duplicates are equal seeded hashes). Buckets are banded in order of start; a bucket
+/// whose kept keys do not all band is undone and retried with the next code.
+inline std::uint64_t ribbon_bump_layer(std::span<const std::uint64_t> keys, std::uint64_t seed, std::uint64_t slots,
+                                       std::uint32_t r, std::vector<std::uint64_t>& words,
+                                       std::vector<std::uint64_t>& codes, std::vector<std::uint64_t>& bumped) {
+  const std::uint64_t buckets = slots / 64 - 1;  // starts lie in [0, slots - 128]
+  // Counting sort of (seeded hash, key hash) by bucket, then by seeded hash
+  // (= by start) inside each bucket: the order the codes' cuts assume.
+  std::vector<std::uint64_t> first(buckets + 1, 0);
+  for (const std::uint64_t h : keys) ++first[reduce64(seeded_hash(h, seed), slots - ribbon_width + 1) / 64 + 1];
+  for (std::uint64_t b = 1; b <= buckets; ++b) first[b] += first[b - 1];
+  auto order = vector_or_fail<std::pair<std::uint64_t, std::uint64_t>>(keys.size(), {}, "building a ribbon (bumping)");
+  {
+    std::vector<std::uint64_t> at(first.begin(), first.end() - 1);
+    for (const std::uint64_t h : keys) {
+      const std::uint64_t x = seeded_hash(h, seed);
+      order[at[reduce64(x, slots - ribbon_width + 1) / 64]++] = {x, h};
+    }
+  }
+  auto lo = vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
+  auto hi = vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
+  auto result = vector_or_fail<std::uint16_t>(slots, 0, "building a ribbon (solution)");
+  const std::size_t code_base = codes.size();
+  codes.resize(code_base + (buckets + 31) / 32, 0);
+  std::vector<std::uint64_t> placed;
+  std::uint64_t stored = 0;
+  for (std::uint64_t b = 0; b < buckets; ++b) {
+    const auto begin = order.begin() + first[b], end = order.begin() + first[b + 1];
+    std::sort(begin, end);
+    std::uint32_t code = 0;
+    for (;; ++code) {
+      placed.clear();
+      bool ok = true;
+      for (auto it = begin; it != end; ++it) {
+        const ribbon_row row = ribbon_row_of(it->first, slots, r);
+        if (row.start % 64 < ribbon_bump_cuts[code]) continue;
+        std::uint64_t slot = 0;
+        const ribbon_band_result what = ribbon_band_row(row, lo.data(), hi.data(), result.data(), slot);
+        if (what == ribbon_band_result::inconsistent) {
+          ok = false;
+          break;
+        }
+        if (what == ribbon_band_result::placed) placed.push_back(slot);
+      }
+      if (ok) break;
+      for (const std::uint64_t s : placed) lo[s] = hi[s] = result[s] = 0;  // undo the bucket
+    }
+    codes[code_base + b / 32] |= std::uint64_t{code} << (2 * (b % 32));
+    // Count the distinct keys kept (equal seeded hashes are adjacent and are
+    // one key): a kept row that reduced to zero was consistent, so that key
+    // is stored too, by chance rather than by a pivot of its own.
+    for (auto it = begin; it != end; ++it) {
+      if (ribbon_row_of(it->first, slots, r).start % 64 < ribbon_bump_cuts[code]) {
+        bumped.push_back(it->second);
+      } else if (it == begin || std::prev(it)->first != it->first) {
+        ++stored;
+      }
+    }
+  }
+  const std::size_t word_base = words.size();
+  words.resize(word_base + (slots / 64 + 1) * r, 0);
+  ribbon_back_substitute(lo.data(), hi.data(), result.data(), slots, r, words.data() + word_base);
+  return stored;
+}
+
 /// The one domain check of ribbon_params (constructors, views and the
 /// codec; see param_check).
 inline void validate(const ribbon_params& p, const param_check& check = {"ribbon"}) {
   check(p.result_bits >= 1 && p.result_bits <= 16, "result_bits",
         "= " + std::to_string(p.result_bits) + " is not in [1, 16]");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  check(p.layout == ribbon_layout::standard || p.layout == ribbon_layout::bumped, "layout",
+        "= " + std::to_string(static_cast<std::uint32_t>(p.layout)) + " is not 0 (standard) or 1 (bumped)");
+  const auto unused_layers_zero = [&](std::uint32_t from) {
+    bool zero = true;
+    for (std::uint32_t i = from; i < ribbon_max_layers; ++i) zero = zero && p.layer_slots[i] == 0;
+    return zero;
+  };
+  if (p.layout == ribbon_layout::bumped) {
+    check(p.layers <= ribbon_max_layers && (p.keys == 0) == (p.layers == 0), "layers",
+          "= " + std::to_string(p.layers) + " is not in [1, " + std::to_string(ribbon_max_layers) +
+              "] (0 only when keys = 0)");
+    check(unused_layers_zero(p.layers), "layer_slots", "of a layer past the last must be 0");
+    std::uint64_t total = 0;
+    for (std::uint32_t i = 0; i < p.layers; ++i) {
+      const std::uint64_t m = p.layer_slots[i];
+      if (!(m >= ribbon_width && m % 64 == 0 && m <= (std::uint64_t{1} << 40))) {
+        std::string what = "= ";  // built by appends: GCC 12's -Wrestrict misfires on "[" + string
+        what += std::to_string(m);
+        what += " (layer ";
+        what += std::to_string(i);
+        what += ") is not a multiple of 64 in [128, 2^40]";
+        check(false, "layer_slots", what);
+      }
+      total += m;
+    }
+    check(total == p.slots, "slots", "= " + std::to_string(p.slots) + " is not the sum of the layers' slots");
+    if (p.keys == 0) check(p.last_seed == 0, "last_seed", "must be 0 in an empty filter");
+    return;
+  }
+  check(p.layers == 0 && p.last_seed == 0 && unused_layers_zero(0), "layers",
+        "are only for the bumped layout");
   if (p.keys == 0) {
     check(p.slots == 0, "slots", "must be 0 in an empty filter (keys = 0)");
     return;
@@ -309,6 +624,9 @@ class ribbon_reader : public static_facade<D> {
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
     const ribbon_params& p = self().params();
     if (p.slots == 0) return false;
+    if (p.layout == ribbon_layout::bumped) {
+      return ribbon_bumped_query(active_kernel(), self().words().data(), self().layer_map(), p.result_bits, h);
+    }
     const ribbon_row row = ribbon_row_of(seeded_hash(h, p.seed), p.slots, p.result_bits);
     return ribbon_evaluate(active_kernel(), self().words().data(), p.result_bits, row.start, row.lo, row.hi) ==
            row.result;
@@ -325,6 +643,16 @@ class ribbon_reader : public static_facade<D> {
       return;
     }
     const std::uint64_t* words = self().words().data();
+    if (p.layout == ribbon_layout::bumped) {
+#if BLOOMKIT_X86_KERNELS
+      if (active_kernel() == kernel::avx512) {
+        ribbon_bumped_query_many_avx512(words, self().layer_map(), p.result_bits, n, hash_at, out);
+        return;
+      }
+#endif
+      ribbon_bumped_query_many<kernel::scalar>(words, self().layer_map(), p.result_bits, n, hash_at, out);
+      return;
+    }
 #if BLOOMKIT_X86_KERNELS
     if (active_kernel() == kernel::avx512) {
       ribbon_query_many_avx512(words, p, n, hash_at, out);
@@ -339,6 +667,8 @@ class ribbon_reader : public static_facade<D> {
   /// The FPR exponent: 2^-fpr_bits() is the design rate.
   [[nodiscard]] std::uint32_t fpr_bits() const noexcept { return self().params().result_bits; }
   [[nodiscard]] std::uint64_t slots() const noexcept { return self().params().slots; }
+  /// standard or bumped (BuRR).
+  [[nodiscard]] ribbon_layout layout() const noexcept { return self().params().layout; }
   [[nodiscard]] std::uint64_t size_in_bytes() const noexcept {
     return self().words().size() * sizeof(std::uint64_t);
   }
@@ -360,22 +690,27 @@ class ribbon_view : public detail::ribbon_reader<ribbon_view> {
   ribbon_view(const ribbon_params& params, std::span<const std::uint64_t> words) : params_(params), words_(words) {
     detail::validate(params_);
     detail::require_ribbon_payload(params_, words_.size(), errc::corrupt);
+    map_ = detail::ribbon_map_of(params_);
   }
 
   /// For owning filters: no validation (their invariants already hold).
   ribbon_view(detail::trusted_t, const ribbon_params& params, std::span<const std::uint64_t> words) noexcept
-      : params_(params), words_(words) {}
+      : params_(params), words_(words), map_(detail::ribbon_map_of(params)) {}
 
   [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
   /// The raw payload: word_count() words; block b's result column j at b * r + j.
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  /// Where the layers of a bumped filter lie in words() (derived from params()).
+  [[nodiscard]] const detail::ribbon_layer_map& layer_map() const noexcept { return map_; }
 
  private:
   ribbon_params params_;
   std::span<const std::uint64_t> words_;
+  detail::ribbon_layer_map map_;
 };
 
-/// An owning standard Ribbon filter (w = 128, r result bits). Immutable once built.
+/// An owning Ribbon filter (w = 128, r result bits; standard or bumped
+/// layout). Immutable once built.
 class ribbon : public detail::ribbon_reader<ribbon> {
  public:
   using view_type = ribbon_view;
@@ -402,6 +737,7 @@ class ribbon : public detail::ribbon_reader<ribbon> {
   ribbon(const ribbon_params& params, std::vector<std::uint64_t> words) : params_(params), words_(std::move(words)) {
     detail::validate(params_);
     detail::require_ribbon_payload(params_, words_.size(), errc::corrupt);
+    map_ = detail::ribbon_map_of(params_);
   }
 
   /// A read-only view of this filter (valid while it lives).
@@ -409,7 +745,10 @@ class ribbon : public detail::ribbon_reader<ribbon> {
 
   [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  /// Construction attempts the last build needed (1 = first seed worked).
+  /// Where the layers of a bumped filter lie in words() (derived from params()).
+  [[nodiscard]] const detail::ribbon_layer_map& layer_map() const noexcept { return map_; }
+  /// Construction attempts the last build needed (1 = first seed worked;
+  /// bumped: the last layer's attempts).
   [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
 
  private:
@@ -422,10 +761,16 @@ class ribbon : public detail::ribbon_reader<ribbon> {
                     errc::invalid_argument, "ribbon: size_factor must be 0 (automatic) or in (0, 64)");
     detail::require(static_cast<std::uint64_t>(hashes.size()) < (std::uint64_t{1} << 38), errc::invalid_argument,
                     "ribbon: at most 2^38 keys are supported");
+    detail::require(options.layout == ribbon_layout::standard || options.layout == ribbon_layout::bumped,
+                    errc::invalid_argument, "ribbon: layout must be standard or bumped");
     params_ = ribbon_params{};
     params_.result_bits = options.result_bits;
     params_.hash = options.hash;
     params_.seed = options.seed;
+    if (options.layout == ribbon_layout::bumped) {
+      build_bumped(hashes, options);
+      return;
+    }
     if (hashes.empty()) return;
 
     const std::uint64_t n = hashes.size();
@@ -464,65 +809,69 @@ class ribbon : public detail::ribbon_reader<ribbon> {
     auto result = detail::vector_or_fail<std::uint16_t>(slots, 0, "building a ribbon (solution)");
     std::uint64_t redundant = 0;
     for (const std::uint64_t x : keys) {
-      detail::ribbon_row row = detail::ribbon_row_of(x, slots, r);
-      std::uint64_t s = row.start;
-      std::uint64_t c_lo = row.lo, c_hi = row.hi;
-      std::uint32_t f = row.result;
-      for (;;) {
-        if (lo[s] == 0) {  // empty: stored rows always have bit 0 set
-          lo[s] = c_lo;
-          hi[s] = c_hi;
-          result[s] = static_cast<std::uint16_t>(f);
-          break;
-        }
-        c_lo ^= lo[s];
-        c_hi ^= hi[s];
-        f ^= result[s];
-        if (c_lo == 0 && c_hi == 0) {
-          if (f != 0) return false;  // inconsistent: this seed cannot hold the set
-          ++redundant;               // an equal row (a duplicate key): nothing to store
-          break;
-        }
-        // Bit 0 cancelled; move the pivot to the next set bit.
-        if (c_lo == 0) {
-          s += 64;
-          c_lo = c_hi;
-          c_hi = 0;
-        }
-        const int shift = std::countr_zero(c_lo);
-        s += static_cast<std::uint64_t>(shift);
-        c_lo = (c_lo >> shift) | ((c_hi << 1) << (63 - shift));
-        c_hi >>= shift;
+      std::uint64_t placed = 0;
+      switch (detail::ribbon_band_row(detail::ribbon_row_of(x, slots, r), lo.data(), hi.data(), result.data(), placed)) {
+        case detail::ribbon_band_result::inconsistent: return false;  // this seed cannot hold the set
+        case detail::ribbon_band_result::redundant: ++redundant; break;
+        case detail::ribbon_band_result::placed: break;
       }
     }
-
-    // Back substitution, last slot first. state[j] holds z_j for the 128
-    // slots from the current one: bit k = z_j[i + k].
     std::vector<std::uint64_t> words((slots / 64 + 1) * r, 0);
-    std::array<detail::uint128, 16> state{};
-    for (std::uint64_t i = slots; i-- > 0;) {
-      const detail::uint128 c = (static_cast<detail::uint128>(hi[i]) << 64) | lo[i];
-      for (std::uint32_t j = 0; j < r; ++j) {
-        detail::uint128 st = state[j] << 1;
-        if (lo[i] != 0) {
-          const detail::uint128 m = st & c;
-          const std::uint32_t bit = detail::parity64(static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64)) ^
-                                    ((result[i] >> j) & 1U);
-          st |= static_cast<detail::uint128>(bit);
-        }
-        state[j] = st;
-      }
-      if (i % 64 == 0) {
-        for (std::uint32_t j = 0; j < r; ++j) words[(i / 64) * r + j] = static_cast<std::uint64_t>(state[j]);
-      }
-    }
+    detail::ribbon_back_substitute(lo.data(), hi.data(), result.data(), slots, r, words.data());
     words_ = std::move(words);
     params_.keys = keys.size() - redundant;
     return true;
   }
 
+  /// The bumped layout (BuRR §4): bumping layers while enough keys remain,
+  /// then a standard Ribbon over the rest, whose retries and growth follow
+  /// `options`. Payload order as ribbon_params::word_count says.
+  void build_bumped(std::span<const std::uint64_t> hashes, const ribbon_options& options) {
+    params_.layout = ribbon_layout::bumped;
+    if (hashes.empty()) return;
+    const std::uint32_t r = options.result_bits;
+    std::vector<std::uint64_t> words, codes, next;
+    std::vector<std::uint64_t> rest(hashes.begin(), hashes.end());
+    std::uint64_t stored = 0;
+    std::uint32_t layer = 0;
+    for (; layer + 1 < ribbon_max_layers && rest.size() >= detail::ribbon_min_bump_keys; ++layer) {
+      const std::uint64_t slots = detail::ribbon_bump_slots(rest.size());
+      next.clear();
+      stored += detail::ribbon_bump_layer(rest, detail::ribbon_layer_seed(options.seed, layer), slots, r, words,
+                                          codes, next);
+      params_.layer_slots[layer] = slots;
+      params_.slots += slots;
+      rest.swap(next);
+    }
+    if (rest.empty()) {
+      // Nothing was bumped from the last bumping layer: it becomes the last
+      // layer, and its codes (all 0) are dropped.
+      codes.resize(codes.size() - (params_.layer_slots[layer - 1] / 64 - 1 + 31) / 32);
+      params_.layers = layer;
+      params_.last_seed = detail::ribbon_layer_seed(options.seed, layer - 1);
+      attempts_ = 1;
+    } else {
+      ribbon_options last = options;
+      last.layout = ribbon_layout::standard;
+      last.seed = detail::ribbon_layer_seed(options.seed, layer);
+      const ribbon tail(rest, last);
+      attempts_ = tail.attempts();
+      stored += tail.params().keys;
+      params_.layer_slots[layer] = tail.params().slots;
+      params_.slots += tail.params().slots;
+      params_.last_seed = tail.params().seed;
+      params_.layers = layer + 1;
+      words.insert(words.end(), tail.words().begin(), tail.words().end());
+    }
+    words.insert(words.end(), codes.begin(), codes.end());
+    params_.keys = stored;
+    words_ = std::move(words);
+    map_ = detail::ribbon_map_of(params_);
+  }
+
   ribbon_params params_{};
   std::vector<std::uint64_t> words_;
+  detail::ribbon_layer_map map_{};
   std::uint32_t attempts_ = 0;
 };
 

@@ -46,6 +46,8 @@ struct filter_summary {
   std::string capacity_unit;
   std::optional<std::uint64_t> window_keys;
   std::optional<std::uint64_t> generation_time;
+  /// Ribbon filters: "standard" or "bumped" (BuRR, format version 4).
+  std::optional<std::string> layout;
 
   /// bits / capacity (the definition); size_bytes * 8 / capacity for
   /// a kind without a bit count; a time window's bits over its window_keys.
@@ -83,6 +85,9 @@ filter_summary summarize_one(const F& f, filter_kind kind) {
       s.generation_time = f.params().generation_time;
     }
   }
+  if constexpr (std::is_same_v<F, ribbon> || std::is_same_v<F, ribbon_view>) {
+    s.layout = f.layout() == ribbon_layout::bumped ? "bumped" : "standard";
+  }
   return s;
 }
 
@@ -98,7 +103,8 @@ inline filter_summary summarize(const any_filter_view& filter) {
 /// target_fpr, inserted, inserted_accuracy, size_bytes, bits_per_key,
 /// fill_ratio, estimated_cardinality, estimated_fpr, design_fpr, saturated;
 /// for a time window also capacity_unit ("seconds" where the file records
-/// it, else "time_units": the caller's clock) and window_keys.
+/// it, else "time_units": the caller's clock) and window_keys; for a ribbon
+/// also layout ("standard" or "bumped").
 /// Callers may append more fields.
 inline json_object summary_json(const filter_summary& s) {
   json_object o;
@@ -120,6 +126,7 @@ inline json_object summary_json(const filter_summary& s) {
       .field("design_fpr", s.design_fpr)
       .field("saturated", s.saturated);
   if (s.capacity_in_time) o.field("capacity_unit", s.capacity_unit).field("window_keys", s.window_keys);
+  if (s.layout) o.field("layout", *s.layout);
   return o;
 }
 

@@ -143,7 +143,9 @@ int run_info(const info_options& o) {
       const std::string value = std::holds_alternative<std::uint64_t>(p.value)
                                     ? std::to_string(std::get<std::uint64_t>(p.value))
                                     : format_double(std::get<double>(p.value));
-      row(p.name.c_str(), value);
+      // A ribbon's layout is a number in the file (1 = bumped, BuRR); say it in words.
+      const bool layout = info.kind == filter_kind::ribbon && p.name == "layout" && value == "1";
+      row(p.name.c_str(), layout ? value + " (bumped: BuRR layers, format version 4)" : value);
     }
     row("capacity", capacity_words(info, summary));
     row("target FPR", percent(info.target_fpr));

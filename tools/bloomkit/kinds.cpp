@@ -127,7 +127,7 @@ const std::array<kind_entry, 9> table = {{
      "Apache Parquet's split-block filter (256-bit blocks, k = 8, XXH64)"},
     {"binary-fuse", filter_kind::binary_fuse,
      "static: binary fuse filter, 8- or 16-bit fingerprints (FPR 2^-8 / 2^-16), ~9 / ~18 bits per key"},
-    {"ribbon", filter_kind::ribbon, "static: standard Ribbon filter, FPR 2^-r for r = 1..16, ~1.05 r bits per key"},
+    {"ribbon", filter_kind::ribbon, "static: Ribbon filter, FPR 2^-r for r = 1..16, ~1.05 r bits per key (--layout bumped: ~1.01 r)"},
     {"counting", filter_kind::counting_bloom,
      "4-bit counters in place of bits: supports `bloomkit remove`, 4x the standard filter's size"},
     {"scalable", filter_kind::scalable_bloom,

@@ -93,13 +93,17 @@ inline constexpr std::array<std::byte, 8> magic = {std::byte{0x89}, std::byte{'B
 /// inserted() is not an exact count (version 2 gives offset 14 that
 /// meaning) or the kind's section uses a field a later version defined
 /// (version 3: age_partitioned_bloom's probe scheme); docs/FORMAT.md.
-inline constexpr std::uint32_t current_version = 3;
+inline constexpr std::uint32_t current_version = 4;
 /// The version that added the `inserted_accuracy` byte at offset 14.
 inline constexpr std::uint32_t accuracy_version = 2;
 /// The version that gave age_partitioned_bloom's reserved u32 at parameter
 /// offset 36 a meaning (the probe scheme). From this version on, offset 14
 /// may also be 0 (an exact count).
 inline constexpr std::uint32_t probe_scheme_version = 3;
+/// The version that gave ribbon's reserved u32 at parameter offset 4 a
+/// meaning (the layout: 0 standard, 1 bumped) and the bumped section's
+/// layer fields after it.
+inline constexpr std::uint32_t ribbon_layout_version = 4;
 /// Bytes before the kind's parameters.
 inline constexpr std::size_t fixed_header_bytes = 72;
 /// The payload starts at a multiple of this many bytes from the file start.
