@@ -5,9 +5,11 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string_view.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "errors.hpp"
 
@@ -182,17 +184,90 @@ void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   batch.total += s.count;
 }
 
+void add_arrow_array(key_batch& batch, nb::handle x, hash_spec spec, bool as_hashes);
+
+/// A pyarrow DictionaryArray as one dictionary segment: its dictionary is
+/// described like any Arrow array and hashed once here (GIL released), and
+/// each key is then its index's hash (keys_impl.hpp, gather_dictionary).
+/// Why not pyarrow's dictionary_decode: it copies every key's value, and
+/// pyarrow 26.0.1 lets a std::bad_alloc from its kernel escape through its
+/// GIL-free section (the process ends; python/tests/fault_driver.py found
+/// it). A null index, or a valid index naming a null value, is a null key,
+/// as in the decoded array. Every valid index is checked to lie in the
+/// dictionary before anything is hashed into a filter.
+void add_arrow_dictionary(key_batch& batch, const nb::object& arr, hash_spec spec, bool as_hashes) {
+  nb::object indices = arr.attr("indices");
+  key_batch index_batch;
+  add_arrow_array(index_batch, indices, spec, false);
+  const std::string index_type = str_of(indices.attr("type"));
+  const bool index_signed = index_type.rfind("int", 0) == 0;
+  if ((!index_signed && index_type.rfind("uint", 0) != 0) || index_batch.segments.size() != 1 ||
+      index_batch.segments[0].kind != key_batch::layout::fixed) {
+    throw nb::type_error(("Arrow dictionary indices must be integers; got " + index_type).c_str());
+  }
+  key_batch dictionary;
+  add_arrow_array(dictionary, arr.attr("dictionary"), spec, as_hashes);
+  std::vector<std::uint64_t> hashes(dictionary.total);
+  std::vector<std::uint8_t> valid;
+  if (dictionary.has_nulls()) valid.assign(dictionary.total, 1);
+  key_batch::segment s = index_batch.segments[0];
+  s.kind = key_batch::layout::dictionary;
+  s.index_signed = index_signed;
+  s.dict_size = dictionary.total;
+  std::size_t bad = s.count;  // the first valid key whose index lies outside the dictionary
+  {
+    nb::gil_scoped_release release;
+    for_each_hash_chunk(dictionary, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* v) {
+      std::copy(h.begin(), h.end(), hashes.begin() + static_cast<std::ptrdiff_t>(first));
+      if (v != nullptr) {
+        for (std::size_t j = 0; j < h.size(); ++j) valid[first + j] = v[j] ? 1 : 0;
+      }
+    });
+    auto check = [&](auto type_tag) {
+      using I = decltype(type_tag);
+      for (std::size_t i = 0; i < s.count; ++i) {
+        if (s.validity != nullptr && !batch_paths::bit_at(s.validity, s.validity_offset + i)) continue;
+        I index;
+        std::memcpy(&index, s.data + i * sizeof(I), sizeof index);
+        bool outside = static_cast<std::uint64_t>(index) >= s.dict_size;
+        if constexpr (std::is_signed_v<I>) outside = outside || index < 0;
+        if (outside) {
+          bad = i;
+          return;
+        }
+      }
+    };
+    switch (s.width) {
+      case 1: index_signed ? check(std::int8_t{}) : check(std::uint8_t{}); break;
+      case 2: index_signed ? check(std::int16_t{}) : check(std::uint16_t{}); break;
+      case 4: index_signed ? check(std::int32_t{}) : check(std::uint32_t{}); break;
+      default: index_signed ? check(std::int64_t{}) : check(std::uint64_t{}); break;
+    }
+  }
+  if (bad != s.count) {
+    throw_invalid("Arrow dictionary array: the index of key " + std::to_string(bad) + " lies outside its dictionary of " +
+                  std::to_string(s.dict_size) + " values");
+  }
+  s.dict_hashes = hashes.data();
+  s.dict_valid = valid.empty() ? nullptr : valid.data();
+  batch.owned_dictionary_hashes.push_back(std::move(hashes));
+  batch.owned_dictionary_valid.push_back(std::move(valid));
+  batch.segments.push_back(s);
+  for (auto& o : index_batch.keepalive) batch.keepalive.push_back(std::move(o));
+  batch.keepalive.push_back(arr);
+  batch.total += s.count;
+}
+
 /// One pyarrow.Array (not chunked) into batch segments, reading its buffers
 /// in place: validity bitmap, offsets and data, with every offset checked
 /// against the data buffer's size before anything is hashed.
-void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
+void add_arrow_array(key_batch& batch, nb::handle x, hash_spec spec, bool as_hashes) {
   nb::object arr = nb::borrow(x);
   nb::object type = arr.attr("type");
   std::string name = str_of(type);
   if (name.rfind("dictionary<", 0) == 0) {
-    arr = arr.attr("dictionary_decode")();
-    type = arr.attr("type");
-    name = str_of(type);
+    add_arrow_dictionary(batch, arr, spec, as_hashes);
+    return;
   }
   const std::size_t length = nb::len(arr);
   const auto offset = nb::cast<std::size_t>(arr.attr("offset"));
@@ -307,10 +382,10 @@ key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes) {
     add_numpy(batch, x, as_hashes);
     if (!batch.segments.empty()) return batch;
   } else if (from_pyarrow(x) && nb::hasattr(x, "chunks") && nb::hasattr(x, "num_chunks")) {
-    for (nb::handle chunk : x.attr("chunks")) add_arrow_array(batch, chunk, as_hashes);
+    for (nb::handle chunk : x.attr("chunks")) add_arrow_array(batch, chunk, spec, as_hashes);
     return batch;
   } else if (from_pyarrow(x) && nb::hasattr(x, "buffers") && nb::hasattr(x, "offset")) {
-    add_arrow_array(batch, x, as_hashes);
+    add_arrow_array(batch, x, spec, as_hashes);
     return batch;
   }
   // Any other iterable: hash every key first, so a bad key fails before the
