@@ -135,15 +135,49 @@ bool is_numpy_array(nb::handle x) {
   return PyObject_IsInstance(x.ptr(), ndarray) == 1;
 }
 
+/// hasattr(x, name), but an error other than AttributeError (MemoryError) is
+/// raised, not taken for "no": nb::hasattr (PyObject_HasAttr, CPython
+/// 3.11) swallows every error, so a failed allocation sent a pyarrow array
+/// down the iterable path, whose TypeError misreported it (the fault loop
+/// found it). Throws nb::python_error.
+bool has_attribute(nb::handle x, const char* name) {
+  PyObject* v = PyObject_GetAttrString(x.ptr(), name);
+  if (v != nullptr) {
+    Py_DECREF(v);
+    return true;
+  }
+  if (PyErr_ExceptionMatches(PyExc_AttributeError) == 0) throw nb::python_error();
+  PyErr_Clear();
+  return false;
+}
+
 bool from_pyarrow(nb::handle x) {
   const nb::handle type(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr())));
-  if (!nb::hasattr(type, "__module__")) return false;
+  if (!has_attribute(type, "__module__")) return false;
   const auto module = str_of(type.attr("__module__"));
   return module.rfind("pyarrow", 0) == 0;
 }
 
 std::uintptr_t address_of(nb::handle buffer) { return nb::cast<std::uintptr_t>(buffer.attr("address")); }
 std::size_t size_of(nb::handle buffer) { return nb::cast<std::size_t>(buffer.attr("size")); }
+
+}  // namespace
+
+std::span<std::byte> buffer_bytes(nb::handle obj, bool writable) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0) {
+    throw nb::python_error();
+  }
+  const std::span<std::byte> bytes(static_cast<std::byte*>(view.buf), static_cast<std::size_t>(view.len));
+  PyBuffer_Release(&view);
+  return bytes;
+}
+
+bool_output::bool_output(std::size_t n) : array(numpy().attr("empty")(n, "bool")) {
+  data = reinterpret_cast<bool*>(buffer_bytes(array, true).data());
+}
+
+namespace {
 
 void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   nb::object arr = nb::borrow(x);
@@ -165,18 +199,16 @@ void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   arr = numpy().attr("ascontiguousarray")(arr, native);
   // Read as raw bytes (every dtype, datetime64 included, has a uint8 view).
   nb::object raw = arr.attr("view")("uint8");
-  auto view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
   key_batch::segment s;
   s.kind = as_hashes ? key_batch::layout::hashes : key_batch::layout::fixed;
-  s.data = static_cast<const std::byte*>(view.data());
+  s.data = buffer_bytes(raw, false).data();
   s.width = nb::cast<std::size_t>(dtype.attr("itemsize"));
   s.count = nb::len(arr);
   s.data_size = s.count * s.width;
   if (as_hashes && reinterpret_cast<std::uintptr_t>(s.data) % alignof(std::uint64_t) != 0) {
     arr = numpy().attr("array")(arr, "uint64");  // an unaligned view (e.g. a slice of bytes): copy once
     raw = arr.attr("view")("uint8");
-    view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
-    s.data = static_cast<const std::byte*>(view.data());
+    s.data = buffer_bytes(raw, false).data();
   }
   batch.segments.push_back(s);
   batch.keepalive.push_back(arr);
@@ -279,11 +311,11 @@ void add_arrow_array(key_batch& batch, nb::handle x, hash_spec spec, bool as_has
     // Every key null: a zero validity bitmap; the keys read as one zero byte
     // each (and then dropped as nulls), so the buffer holds a byte per key.
     nb::object zeros = numpy().attr("zeros")(length + 8, "uint8");
-    const auto v = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(zeros);
+    const std::byte* v = buffer_bytes(zeros, false).data();
     s.kind = key_batch::layout::fixed;
     s.width = 1;
-    s.data = static_cast<const std::byte*>(v.data());
-    s.validity = static_cast<const std::uint8_t*>(v.data());
+    s.data = v;
+    s.validity = reinterpret_cast<const std::uint8_t*>(v);
     batch.segments.push_back(s);
     batch.keepalive.push_back(zeros);
     batch.total += length;
@@ -381,10 +413,10 @@ key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes) {
   if (is_numpy_array(x)) {
     add_numpy(batch, x, as_hashes);
     if (!batch.segments.empty()) return batch;
-  } else if (from_pyarrow(x) && nb::hasattr(x, "chunks") && nb::hasattr(x, "num_chunks")) {
+  } else if (from_pyarrow(x) && has_attribute(x, "chunks") && has_attribute(x, "num_chunks")) {
     for (nb::handle chunk : x.attr("chunks")) add_arrow_array(batch, chunk, spec, as_hashes);
     return batch;
-  } else if (from_pyarrow(x) && nb::hasattr(x, "buffers") && nb::hasattr(x, "offset")) {
+  } else if (from_pyarrow(x) && has_attribute(x, "buffers") && has_attribute(x, "offset")) {
     add_arrow_array(batch, x, spec, as_hashes);
     return batch;
   }

@@ -148,6 +148,25 @@ inline nb::list new_list() {
   return nb::steal<nb::list>(l);
 }
 
+/// The bytes of a C-contiguous buffer object (a NumPy array), read through
+/// the buffer protocol; `writable` asks for a writable one. Not
+/// nb::cast<nb::ndarray>: nanobind 3.1.0's array import allocates with its
+/// scoped_pymalloc, which ends the process on a failed allocation
+/// ("Critical nanobind error"; the fault loop found it). The span stays
+/// valid while `obj` lives (a NumPy array cannot be resized while referenced
+/// elsewhere, and the batch keeps it). Throws nb::python_error.
+std::span<std::byte> buffer_bytes(nb::handle obj, bool writable);
+
+/// A new NumPy bool array of n elements (numpy.empty) and its data, for a
+/// batch's answers that C++ fills, possibly without the GIL. Made with
+/// NumPy's own call, not nb::ndarray (whose export allocates with
+/// scoped_pymalloc, see buffer_bytes): a failed allocation is MemoryError.
+struct bool_output {
+  nb::object array;
+  bool* data;
+  explicit bool_output(std::size_t n);
+};
+
 /// The error for a validity problem etc. (bloomkit.InvalidArgumentError).
 [[noreturn]] void throw_invalid(const std::string& message);
 
