@@ -77,15 +77,6 @@ inline void validate(const guava_bloom_params& p) {
 
 namespace detail {
 
-/// validate(params), then `bytes` must be the parameters' 8 * words (see
-/// the Spark twin in spark_bloom.hpp).
-inline const guava_bloom_params& checked(const guava_bloom_params& params, std::uint64_t bytes) {
-  validate(params);
-  require(bytes == 8 * params.words, errc::invalid_argument,
-          "guava_bloom: " + std::to_string(bytes / 8) + " words given, the parameters say " + std::to_string(params.words));
-  return params;
-}
-
 /// The hashing, queries and state of a Guava filter, shared by guava_bloom
 /// (owning) and guava_bloom_view (a stream's words in place).
 template <bool Owning>
@@ -93,6 +84,9 @@ class basic_guava_bloom : public jvm_bloom_base<guava_bloom_params, Owning> {
   using base = jvm_bloom_base<guava_bloom_params, Owning>;
 
  public:
+  using params_type = guava_bloom_params;
+  using hash_type = murmur3_128_result;
+
   // ---- hashing -------------------------------------------------------------------
   /// murmur3_128 (seed 0) of the funnel's bytes.
   [[nodiscard]] static murmur3_128_result hash_bytes(const void* data, std::size_t size) noexcept {
@@ -149,6 +143,14 @@ class basic_guava_bloom : public jvm_bloom_base<guava_bloom_params, Owning> {
     return true;
   }
 
+  /// validate(params), then `bytes` must be 8 * params.words (as Spark's
+  /// basic_spark_bloom::checked).
+  static const guava_bloom_params& checked(const guava_bloom_params& params, std::uint64_t bytes) {
+    validate(params);
+    require_word_bytes("guava_bloom", bytes, params.words);
+    return params;
+  }
+
   /// errc::mismatch naming the field when the strategy, bits or k differ
   /// (Guava's isCompatible).
   template <bool O>
@@ -180,14 +182,17 @@ class guava_bloom_view : public detail::basic_guava_bloom<false> {
   /// writeTo writes them). errc::invalid_argument / unsupported when the
   /// parameters are invalid or the size differs.
   guava_bloom_view(const guava_bloom_params& params, std::span<const std::byte> be_words)
-      : basic_guava_bloom(detail::checked(params, be_words.size()), be_words) {}
+      : basic_guava_bloom(checked(params, be_words.size()), be_words) {}
 };
 
 /// Guava's Bloom filter, owning its words. Queries are const and
 /// thread-safe; inserts are not (Guava's are lock-free; use one writer here).
-class guava_bloom : public detail::basic_guava_bloom<true> {
+class guava_bloom : public detail::jvm_bloom_owner<detail::basic_guava_bloom, guava_bloom_view> {
  public:
-  using view_type = guava_bloom_view;
+  /// The constructors are jvm_bloom_owner's: (params) empty, (params,
+  /// native words), (params, big-endian words as Guava's stream holds
+  /// them), (view) an owning copy; each validates the parameters first.
+  using jvm_bloom_owner::jvm_bloom_owner;
 
   /// Guava's BloomFilter.create(funnel, expectedInsertions, fpp): n = 0 counts
   /// as 1, m = (long)(-n ln p / ln^2 2) rounded up to whole words,
@@ -208,59 +213,6 @@ class guava_bloom : public detail::basic_guava_bloom<true> {
     return guava_bloom(guava_bloom_params{guava_strategy::murmur128_mitz_64, static_cast<std::uint32_t>(k),
                                           b / 64 + (b % 64 != 0)});
   }
-
-  /// An empty filter with exactly these parameters (validated first; then
-  /// allocates 8 * words bytes, errc::out_of_memory naming them).
-  explicit guava_bloom(const guava_bloom_params& params)
-      : basic_guava_bloom(detail::checked(params, 8 * params.words), params.words) {}
-
-  /// A filter over these native words (words.size() must equal params.words).
-  guava_bloom(const guava_bloom_params& params, std::span<const std::uint64_t> words)
-      : basic_guava_bloom(detail::checked(params, 8 * static_cast<std::uint64_t>(words.size())), words) {}
-
-  /// A filter over a copy of big-endian words as Guava's stream holds them.
-  guava_bloom(const guava_bloom_params& params, std::span<const std::byte> be_words)
-      : basic_guava_bloom(detail::checked(params, be_words.size()), be_words) {}
-
-  /// An owning copy of a view.
-  explicit guava_bloom(const guava_bloom_view& view) : guava_bloom(view.params(), view.bytes()) {}
-
-  // ---- insert -------------------------------------------------------------------------
-  /// Sets the key's k bits; true if any changed (Guava's put result).
-  bool insert_hash(murmur3_128_result h) noexcept {
-    bool changed = false;
-    for_each_bit(h, [&](std::uint64_t bit) {
-      changed |= bits_.set(bit);
-      return true;
-    });
-    return changed;
-  }
-  template <key K>
-  bool insert(const K& k) noexcept {
-    return insert_hash(hash(k));
-  }
-  /// A key given as its funnel bytes.
-  bool insert_bytes(std::span<const std::byte> bytes) noexcept { return insert_hash(hash_bytes(bytes.data(), bytes.size())); }
-
-  // ---- set algebra -------------------------------------------------------------------
-  /// Guava's putAll: OR with a filter or view. errc::mismatch naming the field
-  /// when the strategy, bits or k differ (Guava's isCompatible).
-  template <bool O>
-  void merge(const detail::basic_guava_bloom<O>& other) {
-    require_same_shape(other, "merge");
-    bits_.merge(other.bits());
-  }
-  /// AND with the same checks (Guava has no intersect; the bits are a Bloom
-  /// filter of a superset of the intersection).
-  template <bool O>
-  void intersect(const detail::basic_guava_bloom<O>& other) {
-    require_same_shape(other, "intersect");
-    bits_.intersect(other.bits());
-  }
-  void clear() noexcept { bits_.clear(); }
-
-  /// A read-only view of this filter (valid while it lives, unchanged).
-  [[nodiscard]] guava_bloom_view view() const { return guava_bloom_view(params_, bits_.bytes()); }
 };
 
 }  // namespace bloomkit

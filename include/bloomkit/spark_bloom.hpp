@@ -117,16 +117,6 @@ inline std::int64_t java_double_to_long(double x) noexcept {
 
 namespace detail {
 
-/// The size check every Spark filter and view makes before it stores its
-/// bits: validate(params), then `bytes` (the big-endian words given, or
-/// 8 * words for a zeroed filter) must be the parameters' 8 * words.
-inline const spark_bloom_params& checked(const spark_bloom_params& params, std::uint64_t bytes) {
-  validate(params);
-  require(bytes == 8 * params.words, errc::invalid_argument,
-          "spark_bloom: " + std::to_string(bytes / 8) + " words given, the parameters say " + std::to_string(params.words));
-  return params;
-}
-
 /// The hashing, queries and state of a Spark filter, shared by spark_bloom
 /// (owning) and spark_bloom_view (the words of a stream, in place).
 template <bool Owning>
@@ -134,6 +124,9 @@ class basic_spark_bloom : public jvm_bloom_base<spark_bloom_params, Owning> {
   using base = jvm_bloom_base<spark_bloom_params, Owning>;
 
  public:
+  using params_type = spark_bloom_params;
+  using hash_type = spark_hash;
+
   // ---- hashing -------------------------------------------------------------------
   /// Spark's hash pair of a long (hashLongToIntPair).
   [[nodiscard]] spark_hash hash_long(std::int64_t value) const noexcept {
@@ -212,6 +205,15 @@ class basic_spark_bloom : public jvm_bloom_base<spark_bloom_params, Owning> {
     return true;
   }
 
+  /// validate(params), then `bytes` (the big-endian words given, or 8 *
+  /// words for a zeroed filter) must be 8 * params.words: the check every
+  /// filter and view makes before it stores its bits.
+  static const spark_bloom_params& checked(const spark_bloom_params& params, std::uint64_t bytes) {
+    validate(params);
+    require_word_bytes("spark_bloom", bytes, params.words);
+    return params;
+  }
+
   /// errc::mismatch naming the field when the version, bits, seed or k differ
   /// (Spark's mergeInPlace and intersectInPlace refuse the same).
   template <bool O>
@@ -250,14 +252,17 @@ class spark_bloom_view : public detail::basic_spark_bloom<false> {
   /// errc::unsupported_version when the parameters are invalid or the size
   /// differs.
   spark_bloom_view(const spark_bloom_params& params, std::span<const std::byte> be_words)
-      : basic_spark_bloom(detail::checked(params, be_words.size()), be_words) {}
+      : basic_spark_bloom(checked(params, be_words.size()), be_words) {}
 };
 
 /// Spark's Bloom filter, owning its words. Queries are const and
 /// thread-safe; inserts are not (as in Spark).
-class spark_bloom : public detail::basic_spark_bloom<true> {
+class spark_bloom : public detail::jvm_bloom_owner<detail::basic_spark_bloom, spark_bloom_view> {
  public:
-  using view_type = spark_bloom_view;
+  /// The constructors are jvm_bloom_owner's: (params) empty, (params,
+  /// native words), (params, big-endian words as Spark's stream holds
+  /// them), (view) an owning copy; each validates the parameters first.
+  using jvm_bloom_owner::jvm_bloom_owner;
 
   /// Spark's BloomFilter.create(expectedNumItems, fpp): version 2, seed 0,
   /// m = (long)(-n ln p / ln^2 2) bits rounded up to whole words, and
@@ -290,60 +295,8 @@ class spark_bloom : public detail::basic_spark_bloom<true> {
                                           version == spark_bloom_version::v1 ? 0 : seed});
   }
 
-  /// An empty filter with exactly these parameters (validated first; then
-  /// allocates 8 * words bytes, errc::out_of_memory naming them).
-  explicit spark_bloom(const spark_bloom_params& params)
-      : basic_spark_bloom(detail::checked(params, 8 * params.words), params.words) {}
-
-  /// A filter over these native words (words.size() must equal params.words).
-  spark_bloom(const spark_bloom_params& params, std::span<const std::uint64_t> words)
-      : basic_spark_bloom(detail::checked(params, 8 * static_cast<std::uint64_t>(words.size())), words) {}
-
-  /// A filter over a copy of big-endian words as Spark's stream holds them
-  /// (be_words.size() must be 8 * params.words).
-  spark_bloom(const spark_bloom_params& params, std::span<const std::byte> be_words)
-      : basic_spark_bloom(detail::checked(params, be_words.size()), be_words) {}
-
-  /// An owning copy of a view.
-  explicit spark_bloom(const spark_bloom_view& view) : spark_bloom(view.params(), view.bytes()) {}
-
-  // ---- insert ----------------------------------------------------------------------
-  /// Sets the key's k bits; true if any bit changed (Spark's put result).
-  bool insert_hash(spark_hash h) noexcept {
-    bool changed = false;
-    for_each_bit(h, [&](std::uint64_t bit) {
-      changed |= bits_.set(bit);
-      return true;
-    });
-    return changed;
-  }
-  template <key K>
-  bool insert(const K& k) noexcept {
-    return insert_hash(hash(k));
-  }
   /// putLong.
   bool insert_long(std::int64_t value) noexcept { return insert_hash(hash_long(value)); }
-  /// putBinary (and putString on UTF-8 bytes).
-  bool insert_bytes(std::span<const std::byte> bytes) noexcept { return insert_hash(hash_bytes(bytes.data(), bytes.size())); }
-
-  // ---- set algebra ------------------------------------------------------------------
-  /// Spark's mergeInPlace: OR with a filter or view. errc::mismatch naming the
-  /// field when the version, bits, k or seed differ (Spark refuses the same).
-  template <bool O>
-  void merge(const detail::basic_spark_bloom<O>& other) {
-    require_same_shape(other, "merge");
-    bits_.merge(other.bits());
-  }
-  /// Spark's intersectInPlace: AND, with the same checks.
-  template <bool O>
-  void intersect(const detail::basic_spark_bloom<O>& other) {
-    require_same_shape(other, "intersect");
-    bits_.intersect(other.bits());
-  }
-  void clear() noexcept { bits_.clear(); }
-
-  /// A read-only view of this filter (valid while it lives, unchanged).
-  [[nodiscard]] spark_bloom_view view() const { return spark_bloom_view(params_, bits_.bytes()); }
 };
 
 }  // namespace bloomkit

@@ -193,4 +193,83 @@ class jvm_bloom_base {
   java_bit_array<Owning> bits_;
 };
 
+/// The size check every Spark or Guava filter and view makes before it
+/// stores its bits: `bytes` (the big-endian words given, or 8 * words for a
+/// zeroed filter) must be 8 * `words`. errc::invalid_argument naming `kind`.
+inline void require_word_bytes(const char* kind, std::uint64_t bytes, std::uint64_t words) {
+  require(bytes == 8 * words, errc::invalid_argument,
+          std::string(kind) + ": " + std::to_string(bytes / 8) + " words given, the parameters say " +
+              std::to_string(words));
+}
+
+/// The owning Spark or Guava filter: what spark_bloom and guava_bloom share
+/// beyond their views (constructors, inserts, set algebra, view()). `Basic`
+/// is the kind's basic_*_bloom template, which brings the hash type, the
+/// probe rule (for_each_bit), the parameter check (checked) and the shape
+/// check of the set operations (require_same_shape); `View` is its view.
+/// Inserts are not thread-safe (one writer; queries are const and safe).
+template <template <bool> class Basic, class View>
+class jvm_bloom_owner : public Basic<true> {
+  using base = Basic<true>;
+
+ public:
+  using params_type = typename base::params_type;
+  using hash_type = typename base::hash_type;
+  using view_type = View;
+
+  /// An empty filter with exactly these parameters (validated first; then
+  /// allocates 8 * words bytes, errc::out_of_memory naming them).
+  explicit jvm_bloom_owner(const params_type& params) : base(base::checked(params, 8 * params.words), params.words) {}
+  /// A filter over these native words (words.size() must equal params.words).
+  jvm_bloom_owner(const params_type& params, std::span<const std::uint64_t> words)
+      : base(base::checked(params, 8 * static_cast<std::uint64_t>(words.size())), words) {}
+  /// A filter over a copy of big-endian words as the JVM library's stream
+  /// holds them (be_words.size() must be 8 * params.words).
+  jvm_bloom_owner(const params_type& params, std::span<const std::byte> be_words)
+      : base(base::checked(params, be_words.size()), be_words) {}
+  /// An owning copy of a view.
+  explicit jvm_bloom_owner(const View& view) : jvm_bloom_owner(view.params(), view.bytes()) {}
+
+  /// Sets the key's k bits; true if any bit changed (Spark's and Guava's put result).
+  bool insert_hash(hash_type h) noexcept {
+    bool changed = false;
+    this->for_each_bit(h, [&](std::uint64_t bit) {
+      changed |= this->bits_.set(bit);
+      return true;
+    });
+    return changed;
+  }
+  /// Any key the kind's hash takes (its `key` constraint, from hash.hpp).
+  template <class K>
+    requires requires(const base& f, const K& k) { f.hash(k); }
+  bool insert(const K& k) noexcept {
+    return insert_hash(this->hash(k));
+  }
+  /// A key given as its bytes (Spark's putBinary, and putString on UTF-8
+  /// bytes; Guava's put through the funnel that gives these bytes).
+  bool insert_bytes(std::span<const std::byte> bytes) noexcept {
+    return insert_hash(this->hash_bytes(bytes.data(), bytes.size()));
+  }
+
+  /// OR with a filter or view (Spark's mergeInPlace, Guava's putAll).
+  /// errc::mismatch naming the field when the shapes differ, as both
+  /// libraries refuse; nothing changes then.
+  template <bool O>
+  void merge(const Basic<O>& other) {
+    this->require_same_shape(other, "merge");
+    this->bits_.merge(other.bits());
+  }
+  /// AND with the same checks (Spark's intersectInPlace; Guava has none:
+  /// the bits are a Bloom filter of a superset of the intersection).
+  template <bool O>
+  void intersect(const Basic<O>& other) {
+    this->require_same_shape(other, "intersect");
+    this->bits_.intersect(other.bits());
+  }
+  void clear() noexcept { this->bits_.clear(); }
+
+  /// A read-only view of this filter (valid while it lives, unchanged).
+  [[nodiscard]] View view() const { return View(this->params_, this->bits_.bytes()); }
+};
+
 }  // namespace bloomkit::detail
