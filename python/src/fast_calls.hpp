@@ -41,32 +41,13 @@ py_filter<F>* ready(PyObject* self) {
   return nb::inst_ptr<py_filter<F>>(self);
 }
 
-/// One StandardBloom probe set without a branch: all k words are read and
-/// their bits ANDed. Why, for a call from Python: the library's
-/// standard_test branches after the first two probes (it reads fewer words,
-/// which suits a C++ loop), but a Python caller's next key is a hundred
-/// interpreter instructions away, so each mispredicted exit (one negative in
-/// four at the design fill) costs a whole L3 or memory latency in series;
-/// here the k loads are independent and overlap, and there is nothing to
-/// mispredict. The same probes (detail::standard_probes) ANDed: exactly
-/// standard_test's answer (python/tests/test_fast_paths.py checks it
-/// against the batch path, positives included).
-inline bool standard_test_branch_free(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
-                                      std::uint32_t k) noexcept {
-  detail::standard_probes probes(h, bits);
-  std::uint64_t all = 1;
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t b = probes.next();
-    all &= words[b >> 6] >> (b & 63);
-  }
-  return (all & 1) != 0;
-}
-
-/// may_contain_hash for a per-key call (see standard_test_branch_free).
+/// may_contain_hash for a per-key call: StandardBloom's reads its k words
+/// without a branch (the library's may_contain_hash_branch_free, the same
+/// answer; python/tests/test_fast_paths.py checks it against the batch path).
 template <class X>
 bool query_one(const X& f, std::uint64_t h) {
   if constexpr (std::is_same_v<X, standard_bloom> || std::is_same_v<X, standard_bloom_view>) {
-    return standard_test_branch_free(f.words().data(), h, f.params().bits, f.params().k);
+    return f.may_contain_hash_branch_free(h);
   } else {
     return f.may_contain_hash(h);
   }
