@@ -1,6 +1,6 @@
 // bench/kinds_bench.cpp - the kinds of issue 19 in one process, one run.
 //
-//   bloomkit_kinds_bench [n ...]       (default n = 10^6 10^7)
+//   bloomkit_kinds_bench [--only deletion|window|kmers] [n ...]   (default n = 10^6 10^7)
 //
 // 1. cuckoo_filter against counting_bloom (the two kinds that delete) and
 //    blocked_bloom at p = 1 % and 0.1 %: bits/key, measured FPR, ns per
@@ -148,20 +148,37 @@ void deletion_kinds(std::uint64_t n, double p) {
   }
 }
 
-void window_kind(std::uint64_t n) {
-  bloomkit::age_partitioned_bloom f(n, 0.01);
-  const auto keys = random_hashes(4 * n, 3);
+/// One window filter's row: bits per window key, m, g, FPR measured on
+/// `negatives`, the bound and the mean, and ns per insert / lookup.
+void window_row(const char* name, bloomkit::age_partitioned_bloom f, std::uint64_t n,
+                const std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& negatives) {
   const double insert = best_ns(keys.size(), [&] {
     for (const auto h : keys) f.insert_hash(h);
   });
   const std::vector<std::uint64_t> recent(keys.end() - static_cast<std::ptrdiff_t>(n), keys.end());
+  std::printf("| %s | %.2f | %llu | %llu | %.5f | %.5f | %.5f | %.1f | %.1f | %.1f |\n", name,
+              static_cast<double>(f.size_in_bytes()) * 8.0 / static_cast<double>(n),
+              static_cast<unsigned long long>(f.params().slice_bits),
+              static_cast<unsigned long long>(f.params().generation_keys), measured_fpr(f, negatives), f.design_fpr(),
+              f.expected_design_fpr(), insert, lookup_single(f, recent), lookup_single(f, negatives));
+}
+
+void window_kind(std::uint64_t n) {
+  const auto planned = bloomkit::age_partitioned_bloom::plan_params(n, 0.01);
+  const auto keys = random_hashes(4 * n, 3);
   const auto negatives = random_hashes(n, 4);
   std::printf("\n## age_partitioned_bloom, window %llu, p = 0.01 (k=%u l=%u)\n\n", static_cast<unsigned long long>(n),
-              f.params().k, f.params().l);
-  std::printf("| bits per window key | FPR | insert ns | pos ns | neg ns |\n|---|---|---|---|---|\n");
-  std::printf("| %.2f | %.5f | %.1f | %.1f | %.1f |\n",
-              static_cast<double>(f.size_in_bytes()) * 8.0 / static_cast<double>(n), measured_fpr(f, negatives), insert,
-              lookup_single(f, recent), lookup_single(f, negatives));
+              planned.k, planned.l);
+  std::printf(
+      "| probes | bits per window key | m bits per slice | g keys per generation | FPR measured | FPR bound "
+      "(design_fpr) | mean FPR at the worst phase | insert ns | pos ns | neg ns |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
+  window_row("independent (new filters)", bloomkit::age_partitioned_bloom(planned), n, keys, negatives);
+  // The same layout with the double-hashed probes of files before format
+  // version 3: what the per-slice mixing costs, in the same run.
+  auto old = planned;
+  old.probes = bloomkit::apbf_probes::double_hashing;
+  window_row("double hashing (files before v3)", bloomkit::age_partitioned_bloom(old), n, keys, negatives);
 }
 
 void kmers(std::uint64_t bases) {
@@ -197,14 +214,30 @@ void kmers(std::uint64_t bases) {
 
 int main(int argc, char** argv) {
   std::vector<std::uint64_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  std::string only;  // one section of the three, or all
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
+      if (only != "deletion" && only != "window" && only != "kmers") {
+        std::fprintf(stderr, "bloomkit_kinds_bench: --only takes deletion, window or kmers, got \"%s\"\n", only.c_str());
+        return 1;
+      }
+      continue;
+    }
+    sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  }
   if (sizes.empty()) sizes = {1'000'000, 10'000'000};
   std::printf("# bloomkit_kinds_bench (thread CPU time, best of %d)\n", rounds);
-  for (const auto n : sizes) {
-    for (const double p : {0.01, 0.001}) deletion_kinds(n, p);
+  if (only.empty() || only == "deletion") {
+    for (const auto n : sizes) {
+      for (const double p : {0.01, 0.001}) deletion_kinds(n, p);
+    }
   }
-  for (const auto n : sizes) window_kind(n);
-  kmers(sizes.front() * 10);
+  if (only.empty() || only == "window") {
+    for (const auto n : sizes) window_kind(n);
+  }
+  if (only.empty() || only == "kmers") kmers(sizes.front() * 10);
   std::fprintf(stderr, "(sink %llu)\n", static_cast<unsigned long long>(sink));
   return 0;
 }

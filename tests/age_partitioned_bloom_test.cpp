@@ -336,6 +336,48 @@ TEST(Apbf, InsertingAgainRestartsAKeysLife) {
   EXPECT_FALSE(filter.insert_if_absent_hash(key));
 }
 
+// The playground's teaching calls: answering_run_hash is the first start of
+// k consecutive slices holding the key's bit (from slice_positions and
+// slice_words), slices() exactly when may_contain_hash says no; an insert
+// sets the key's bit in the k newest slices.
+TEST(Apbf, AnsweringRunIsTheFirstRunOfKSlicesHoldingTheKeysBit) {
+  age_partitioned_bloom filter(age_partitioned_bloom_params{3, 5, 64, 6, 0, 20, 0.05, {}});
+  const std::uint32_t n = filter.slices(), k = filter.num_hashes();
+  std::vector<std::uint64_t> pos;
+  const auto hit = [&](std::uint32_t j) { return (filter.slice_words(j)[pos[j] / 64] >> (pos[j] % 64)) & 1; };
+  std::uint64_t maybes = 0, later_runs = 0;
+  // Compares the library's answer for h with a search over its slice bits.
+  const auto check = [&](std::uint64_t h) {
+    pos.clear();
+    filter.slice_positions(h, pos);
+    ASSERT_EQ(pos.size(), n);
+    std::uint32_t expect = n;
+    for (std::uint32_t s = 0; s + k <= n && expect == n; ++s) {
+      bool all = true;
+      for (std::uint32_t j = s; j < s + k; ++j) all = all && hit(j);
+      if (all) expect = s;
+    }
+    const std::uint32_t run = filter.answering_run_hash(h);
+    EXPECT_EQ(run, expect);
+    EXPECT_EQ(filter.may_contain_hash(h), run < n);
+    maybes += run < n ? 1 : 0;
+    later_runs += run > 0 && run < n ? 1 : 0;
+  };
+  const auto hashes = random_hashes(400, 17);
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    check(hashes[i]);  // absent: "maybe" only by chance
+    filter.insert_hash(hashes[i]);
+    pos.clear();  // the insert may have shifted the ring
+    filter.slice_positions(hashes[i], pos);
+    for (std::uint32_t j = 0; j < k; ++j) EXPECT_TRUE(hit(j)) << "slice " << j;
+    EXPECT_EQ(filter.answering_run_hash(hashes[i]), 0u) << "a key just inserted answers from the k newest slices";
+    // Keys 6 to 30 inserts old: in the window, answering from older slices.
+    if (i >= 30) check(hashes[i - 6 - i % 25]);
+  }
+  EXPECT_GT(maybes, 300u);
+  EXPECT_GT(later_runs, 250u) << "answers from older slices";
+}
+
 TEST(Apbf, InsertIfAbsentManyMatchesSingleCalls) {
   auto hashes = random_hashes(5000, 7);
   for (int i = 0; i < 2000; ++i) hashes.push_back(hashes[hashes.size() - 100]);

@@ -327,6 +327,64 @@ TEST(Cuckoo, RemovingMakesRoomForTheVictim) {
   EXPECT_EQ(filter.inserted(), in.size() - removed);
 }
 
+// insert_hash_traced (the playground's kick-out chain): the table it leaves
+// is insert_hash's, and replaying its moves on the table before gives the
+// table after. Each kick's evicted fingerprint is the next move's, written
+// to its other bucket; the first move is in one of the key's two buckets.
+TEST(Cuckoo, TracedInsertRecordsTheKickOutChainItMakes) {
+  cuckoo_filter traced(cuckoo_filter_params{16, 8, 60, 0.05, {}}), plain = traced;
+  const auto& p = traced.params();
+  std::vector<bloomkit::cuckoo_move> moves;
+  std::uint64_t walks = 0, victims = 0;
+  for (const std::uint64_t h : random_hashes(200, 91)) {
+    const std::vector<std::uint64_t> before(traced.words().begin(), traced.words().end());
+    const insert_result r = traced.insert_hash_traced(h, moves);
+    ASSERT_EQ(plain.insert_hash(h), r);
+    ASSERT_TRUE(std::equal(traced.words().begin(), traced.words().end(), plain.words().begin()));
+    ASSERT_EQ(traced.victim(), plain.victim());
+    if (r == insert_result::full) {
+      EXPECT_TRUE(moves.empty());
+      EXPECT_TRUE(std::equal(before.begin(), before.end(), traced.words().begin()));
+      continue;
+    }
+    const auto a = bloomkit::detail::cuckoo_address_of(h, p.buckets, p.fingerprint_bits);
+    ASSERT_FALSE(moves.empty());
+    EXPECT_EQ(moves.front().fingerprint, a.fingerprint);
+    EXPECT_EQ(traced.fingerprint_of_hash(h), a.fingerprint);
+    EXPECT_TRUE(moves.front().bucket == a.first || moves.front().bucket == a.second);
+    std::vector<std::uint64_t> replay = before;
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      const auto& m = moves[i];
+      if (i + 1 < moves.size()) {
+        EXPECT_NE(m.evicted, 0u) << "only the last move may find an empty slot";
+        EXPECT_EQ(moves[i + 1].fingerprint, m.evicted);
+        EXPECT_EQ(moves[i + 1].bucket, bloomkit::detail::cuckoo_alt(m.bucket, m.evicted, p.buckets));
+      }
+      if (m.slot == bloomkit::detail::cuckoo_slots) {
+        EXPECT_EQ(i + 1, moves.size()) << "the victim slot ends the walk";
+        EXPECT_EQ(traced.victim(), (bloomkit::cuckoo_victim{m.bucket, m.fingerprint}));
+        ++victims;
+        continue;
+      }
+      const std::uint64_t b = bloomkit::detail::cuckoo_load_bucket(replay.data(), m.bucket, p.fingerprint_bits);
+      EXPECT_EQ(bloomkit::detail::cuckoo_slot(b, m.slot, p.fingerprint_bits), m.evicted);
+      bloomkit::detail::cuckoo_store_bucket(replay.data(), m.bucket, p.fingerprint_bits,
+                                            bloomkit::detail::cuckoo_with_slot(b, m.slot, p.fingerprint_bits, m.fingerprint));
+    }
+    EXPECT_TRUE(std::equal(replay.begin(), replay.end(), traced.words().begin()));
+    for (std::uint64_t b = 0; b < p.buckets; ++b) {
+      const std::uint64_t bucket = bloomkit::detail::cuckoo_load_bucket(replay.data(), b, p.fingerprint_bits);
+      for (std::uint32_t j = 0; j < cuckoo_filter::slots_per_bucket; ++j) {
+        ASSERT_EQ(traced.slot_fingerprint(b, j), bloomkit::detail::cuckoo_slot(bucket, j, p.fingerprint_bits));
+      }
+    }
+    walks += moves.size() > 1 ? 1 : 0;
+  }
+  EXPECT_GT(walks, 5u) << "a small table must make eviction walks";
+  EXPECT_EQ(victims, 1u) << "the walk that failed left its fingerprint in the victim slot once";
+  EXPECT_TRUE(traced.full());
+}
+
 TEST(Cuckoo, EqualInsertSequencesGiveEqualTables) {
   cuckoo_filter a(20'000, 0.01), b(20'000, 0.01);
   for (const std::uint64_t h : random_hashes(20'000, 71)) {

@@ -1,11 +1,12 @@
 // web/app.js - the playground page: controls, drawing, the state link.
 //
 // All filter work happens in WebAssembly (web/bindings.cpp over
-// web/playground.hpp): this file asks the Playground object to configure,
+// web/playground.hpp; the cuckoo and window views are web/views.js): this file asks the Playground object to configure,
 // step, seek, saturate or remove, then draws the words and figures it
 // returns. Keys are generated in C++ from the seed; nothing here hashes,
 // sets or tests bits.
 import createPlayground from './dist/playground.mjs';
+import { startViews } from './views.js';
 
 const $ = (id) => document.getElementById(id);
 const defaults = Object.freeze({ kind: 'standard', m: 1024, k: 3, n: 200, seed: '1', saturate: false, removals: '', tick: 0 });
@@ -897,8 +898,9 @@ function bindEvents() {
 }
 
 async function main() {
+  let module;
   try {
-    const module = await createPlayground();
+    module = await createPlayground();
     pg = new module.Playground();
     kinds = module.kinds.split(',');
     limits = { minBits: module.minBits, maxBits: module.maxBits, maxK: module.maxK, maxN: module.maxN, kChartProbeKeys: module.kChartProbeKeys };
@@ -918,6 +920,7 @@ async function main() {
     showError(`The link's settings were refused (${why}); showing the defaults.`);
   }
   bindEvents();
+  startViews(module);  // the cuckoo and window views (web/views.js)
   // For the browser tests: the bit array as drawn, 32-bit words in hex; the
   // counters; the k chart's numbers; the layout's cell size.
   window.bloomkitWordsHex = () => Array.from(pg.words(), (w) => w.toString(16).padStart(8, '0')).join('');

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "playground.hpp"
+#include "views.hpp"
 
 namespace {
 
@@ -22,11 +23,7 @@ using bloomkit::playground::driver;
 using bloomkit::playground::limits;
 using bloomkit::playground::settings;
 
-std::string hex64(std::uint64_t value) {
-  char text[19];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
+using bloomkit::playground::hex64;
 
 /// The object the page holds: a driver plus the buffers whose memory views JavaScript reads.
 class web_playground {
@@ -202,6 +199,124 @@ class web_playground {
   std::vector<double> chart_;
 };
 
+/// A whole, non-negative number from JavaScript (see web_playground::to_count).
+std::uint64_t count_of(double value, const char* name) {
+  if (!(value >= 0.0 && value <= 9007199254740992.0) || value != static_cast<double>(static_cast<std::uint64_t>(value))) {
+    throw bloomkit::error(bloomkit::errc::invalid_argument, std::string(name) + " must be a whole number");
+  }
+  return static_cast<std::uint64_t>(value);
+}
+
+/// The cuckoo view (web/views.hpp) for the page: every call returns a
+/// sentence or a JSON text and never throws into JavaScript.
+class web_cuckoo {
+ public:
+  /// Starts with the page's defaults (capacity 24 at 5 %, seed 1).
+  web_cuckoo() : view_(std::make_unique<bloomkit::playground::cuckoo_view>(24, 0.05, 1)) {}
+  /// A new, empty filter planned by the library for (capacity, FPR). Returns
+  /// "" or the library's (or the page's) sentence; the old filter stays then.
+  std::string configure(double capacity, double fpr, const std::string& seed) {
+    try {
+      auto next = std::make_unique<bloomkit::playground::cuckoo_view>(count_of(capacity, "capacity"), fpr,
+                                                                      bloomkit::playground::parse_seed(seed));
+      view_ = std::move(next);
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  std::string insert_next() { return view_->insert_next(); }
+  std::string lookup(double index, bool absent) {
+    try {
+      return view_->lookup(count_of(index, "key number"), absent);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  std::string remove(double index) {
+    try {
+      return view_->remove(count_of(index, "key number"));
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  std::string state() const { return view_->state_json(); }
+  std::string ops() const { return view_->ops(); }
+
+ private:
+  std::unique_ptr<bloomkit::playground::cuckoo_view> view_;
+};
+
+/// The window view (web/views.hpp) for the page; as web_cuckoo.
+class web_window {
+ public:
+  /// Starts with the page's defaults (the last 60 keys at 5 %, seed 1).
+  web_window() : view_(std::make_unique<bloomkit::playground::window_view>(bloomkit::playground::window_settings{})) {}
+  /// The library's plan for a window (max_keys 0: a count window of
+  /// `window` keys; else a time window of `window` time units for up to
+  /// max_keys keys), as JSON, or {"error": sentence}. Changes nothing.
+  std::string plan(double window, double max_keys, double fpr) const {
+    try {
+      const bloomkit::age_partitioned_bloom filter(bloomkit::playground::plan_window(settings_of(window, max_keys, fpr, "1")));
+      return bloomkit::playground::plan_json(filter);
+    } catch (const std::exception& e) {
+      std::string quoted;
+      for (const char c : std::string(e.what())) {
+        if (c == '"' || c == '\\') quoted += '\\';
+        quoted += c;
+      }
+      return "{\"error\":\"" + quoted + "\"}";
+    }
+  }
+  /// A new, empty filter with that plan. Returns "" or the sentence; the
+  /// old filter stays then.
+  std::string configure(double window, double max_keys, double fpr, const std::string& seed) {
+    try {
+      auto next = std::make_unique<bloomkit::playground::window_view>(settings_of(window, max_keys, fpr, seed));
+      view_ = std::move(next);
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  std::string insert(double count) {
+    try {
+      view_->insert(count_of(count, "keys to insert"));
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  std::string lookup(double index, bool absent) {
+    try {
+      return view_->lookup(count_of(index, "key number"), absent);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  std::string advance(double dt) {
+    try {
+      return view_->advance(count_of(dt, "time step"));
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  std::string state() const { return view_->state_json(); }
+  std::string ops() const { return view_->ops(); }
+
+ private:
+  static bloomkit::playground::window_settings settings_of(double window, double max_keys, double fpr,
+                                                           const std::string& seed) {
+    bloomkit::playground::window_settings s;
+    s.window = count_of(window, "window");
+    s.max_keys = count_of(max_keys, "keys per window");
+    s.target_fpr = fpr;
+    s.seed = bloomkit::playground::parse_seed(seed);
+    return s;
+  }
+  std::unique_ptr<bloomkit::playground::window_view> view_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(bloomkit_playground) {
@@ -248,6 +363,23 @@ EMSCRIPTEN_BINDINGS(bloomkit_playground) {
       .function("lastQueryBits", &web_playground::last_query_bits)
       .function("counters", &web_playground::counters)
       .function("chart", &web_playground::chart);
+  class_<web_cuckoo>("CuckooView")
+      .constructor<>()
+      .function("configure", &web_cuckoo::configure)
+      .function("insertNext", &web_cuckoo::insert_next)
+      .function("lookup", &web_cuckoo::lookup)
+      .function("remove", &web_cuckoo::remove)
+      .function("state", &web_cuckoo::state)
+      .function("ops", &web_cuckoo::ops);
+  class_<web_window>("WindowView")
+      .constructor<>()
+      .function("plan", &web_window::plan)
+      .function("configure", &web_window::configure)
+      .function("insert", &web_window::insert)
+      .function("lookup", &web_window::lookup)
+      .function("advance", &web_window::advance)
+      .function("state", &web_window::state)
+      .function("ops", &web_window::ops);
   constant("kinds", bloomkit::playground::supported_kinds());
   constant("maxBits", static_cast<double>(limits::max_bits));
   constant("minBits", static_cast<double>(limits::min_bits));

@@ -6,8 +6,9 @@
 #       web/bindings.cpp (+ web/playground.hpp + include/bloomkit/) through
 #       Debian's emscripten (em++ 3.1.6, embind, ES6 module): the CMake preset
 #       `wasm` (target playground, build/wasm), copied here
-#   build/web/expected
-#       web/expected.cpp with g++ against the same headers
+#   build/web/expected, build/web/expected_views
+#       web/expected.cpp and web/expected_views.cpp (the cuckoo and window
+#       views) with g++ against the same headers
 #
 # Why emscripten and not clang's wasm32-wasi target: it is one Debian package
 # (`apt-get install emscripten`) that brings clang, lld and binaryen with it,
@@ -55,7 +56,7 @@ stale() {
 HEADERS=("$ROOT"/include/bloomkit/*.hpp "$ROOT"/include/bloomkit/detail/*.hpp "$ROOT"/include/bloomkit/format/*.hpp "$ROOT"/include/bloomkit/parquet/*.hpp)
 WARNINGS=(-Wall -Wextra -Wpedantic -Werror)
 
-if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then
+if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/views.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then
   say "compiling bloomkit to WebAssembly (the CMake preset wasm, em++ $(em++ --version | sed -n '1s/.* \([0-9][0-9.]*\) .*/\1/p'))"
   # One build line: the wasm preset (CMakePresets.json, target playground).
   (cd "$ROOT" && cmake --preset wasm >/dev/null && cmake --build --preset wasm)
@@ -71,4 +72,10 @@ if stale "$OUT_NATIVE/expected" "$WEB/expected.cpp" "$WEB/build.sh" "${HEADERS[@
   say "compiling the native reference (build/web/expected)"
   g++ -std=c++20 -O2 "${WARNINGS[@]}" -I"$ROOT/include" "$WEB/expected.cpp" -o "$OUT_NATIVE/expected.tmp"
   mv -f "$OUT_NATIVE/expected.tmp" "$OUT_NATIVE/expected"
+fi
+
+if stale "$OUT_NATIVE/expected_views" "$WEB/expected_views.cpp" "$WEB/build.sh" "${HEADERS[@]}"; then
+  say "compiling the native reference of the cuckoo and window views (build/web/expected_views)"
+  g++ -std=c++20 -O2 "${WARNINGS[@]}" -I"$ROOT/include" "$WEB/expected_views.cpp" -o "$OUT_NATIVE/expected_views.tmp"
+  mv -f "$OUT_NATIVE/expected_views.tmp" "$OUT_NATIVE/expected_views"
 fi

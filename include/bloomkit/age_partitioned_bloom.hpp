@@ -317,6 +317,23 @@ class apbf_reader : public query_facade<D> {
   /// not inserted within the guaranteed window (see the header). For a time
   /// window this answers at the latest time seen; see may_contain_hash_at.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept { return test(h, 0); }
+  /// The logical slice (0 = newest) where the first run of k consecutive
+  /// slices holding the key's bit starts: may_contain_hash answers "maybe"
+  /// because of slices [run, run + k). slices() when it answers "no". For
+  /// pictures and teaching; the query's own search (test) finds it.
+  [[nodiscard]] std::uint32_t answering_run_hash(std::uint64_t h) const noexcept { return first_run(h, 0); }
+  /// The key's bit in each logical slice, newest first (slices() values
+  /// appended to `out`): an insert sets the first k, a query looks for k
+  /// consecutive ones that are set. For pictures and teaching.
+  void slice_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
+    for (std::uint32_t j = 0; j < slices(); ++j) out.push_back(bit_of(h, physical(j)));
+  }
+  /// The words of logical slice j (0 = newest): bit b of the slice is bit
+  /// b % 64 of word b / 64; bits past m are zero.
+  [[nodiscard]] std::span<const std::uint64_t> slice_words(std::uint32_t logical) const noexcept {
+    const std::uint64_t per = detail::apbf_slice_words(self().params().slice_bits);
+    return self().words().subspan(physical(logical) * per, per);
+  }
   /// The answer at time `now` (time windows): slices that would have
   /// expired by then are ignored, as if the filter had advanced. A `now`
   /// before the latest time seen answers at the latest time seen.
@@ -462,8 +479,12 @@ class apbf_reader : public query_facade<D> {
   /// again (a Boyer-Moore-like skip, as the paper's query does): a negative
   /// key costs about (k + l) / k probes per miss instead of k + l.
   [[nodiscard]] bool test(std::uint64_t h, std::uint64_t expired) const noexcept {
+    return first_run(h, expired) < self().params().k + self().params().l;
+  }
+  /// The search of test(): the first start of k consecutive hits, or k + l.
+  [[nodiscard]] std::uint32_t first_run(std::uint64_t h, std::uint64_t expired) const noexcept {
     const std::uint32_t n = self().params().k + self().params().l;
-    if (expired >= n) return false;
+    if (expired >= n) return n;
     const auto live = static_cast<std::uint32_t>(n - expired);  // logical 0 .. live - 1
     const std::uint32_t k = self().params().k;
     std::uint32_t start = 0;
@@ -471,12 +492,12 @@ class apbf_reader : public query_facade<D> {
     while (start + k <= live) {
       std::uint32_t j = start + k;  // test j - 1 down to known
       while (j > known && has_bit(h, j - 1)) --j;
-      if (j == known) return true;
+      if (j == known) return start;
       // Miss at j - 1: the next run starts at j; [j, start + k) are hits.
       known = start + k;
       start = j;
     }
-    return false;
+    return n;
   }
 
  private:

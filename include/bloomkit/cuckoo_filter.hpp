@@ -113,6 +113,20 @@ struct cuckoo_victim {
   friend bool operator==(const cuckoo_victim&, const cuckoo_victim&) = default;
 };
 
+/// One slot written by an insert (cuckoo_filter::insert_hash_traced, for
+/// pictures and teaching): `fingerprint` went into slot `slot` of `bucket`,
+/// displacing `evicted` (0: the slot was empty). slot == 4 (one past the
+/// bucket's slots) is the victim slot, where a walk that found no free slot
+/// leaves its last fingerprint.
+struct cuckoo_move {
+  std::uint64_t bucket = 0;
+  std::uint32_t slot = 0;
+  std::uint32_t fingerprint = 0;
+  std::uint32_t evicted = 0;
+
+  friend bool operator==(const cuckoo_move&, const cuckoo_move&) = default;
+};
+
 namespace detail {
 
 inline constexpr std::uint32_t cuckoo_slots = 4;          ///< b, slots per bucket
@@ -294,6 +308,20 @@ class cuckoo_reader : public query_facade<D> {
     const auto a = cuckoo_address_of(h, self().params().buckets, self().params().fingerprint_bits);
     out.push_back(a.first);
     out.push_back(a.second);
+  }
+
+  /// Slots per bucket (b = 4).
+  static constexpr std::uint32_t slots_per_bucket = detail::cuckoo_slots;
+  /// The fingerprint the key with hash `h` stores, in [1, 2^f - 1] (for
+  /// pictures and teaching; its buckets are probe_positions').
+  [[nodiscard]] std::uint32_t fingerprint_of_hash(std::uint64_t h) const noexcept {
+    return detail::cuckoo_address_of(h, self().params().buckets, self().params().fingerprint_bits).fingerprint;
+  }
+  /// The fingerprint in slot j (< 4) of bucket i (< buckets()), 0 for an
+  /// empty slot (for pictures and teaching).
+  [[nodiscard]] std::uint32_t slot_fingerprint(std::uint64_t i, std::uint32_t j) const noexcept {
+    const std::uint32_t f = self().params().fingerprint_bits;
+    return detail::cuckoo_slot(detail::cuckoo_load_bucket(self().words().data(), i, f), j, f);
   }
 
   [[nodiscard]] std::uint64_t buckets() const noexcept { return self().params().buckets; }
@@ -495,6 +523,24 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
     return insert_hash(hash_key(k, params_.hash));
   }
 
+  /// insert_hash, recording where the fingerprint went (for pictures and
+  /// teaching, as probe_positions is): `moves` is cleared, then gets one
+  /// cuckoo_move per slot written, in order. A key that found a free slot in
+  /// one of its buckets gives one move; an eviction walk gives one move per
+  /// kick (each evicted fingerprint is the next move's, written to its other
+  /// bucket) and a last one into a free slot or the victim slot (slot 4).
+  /// Empty when the result is insert_result::full (nothing changed). The
+  /// table it leaves is exactly insert_hash's. Throws std::bad_alloc only
+  /// before changing anything (room for the longest walk is reserved first).
+  insert_result insert_hash_traced(std::uint64_t h, std::vector<cuckoo_move>& moves) {
+    moves.clear();
+    moves.reserve(detail::cuckoo_max_kicks + 2);
+    if (full()) return insert_result::full;
+    const auto a = detail::cuckoo_address_of(h, params_.buckets, params_.fingerprint_bits);
+    place(a, detail::mix64(h) & 1, &moves);
+    return insert_result::inserted;
+  }
+
   /// Test-and-add: stores the key only if it is certainly absent. One read
   /// of its two buckets answers and finds the free slot. Returns
   /// insert_result::present (the key may be present; nothing changed),
@@ -617,11 +663,13 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
  private:
   /// Stores fingerprint a.fingerprint in a.first or a.second, evicting when
   /// both are full (the walk starts at a.second when `start_second`). Counts
-  /// it in stored_. Precondition: the victim slot is empty.
-  void place(const detail::cuckoo_address& a, bool start_second) noexcept {
+  /// it in stored_. Records each slot written in `*trace` when given (its
+  /// capacity must hold cuckoo_max_kicks + 2 moves, so nothing allocates).
+  /// Precondition: the victim slot is empty.
+  void place(const detail::cuckoo_address& a, bool start_second, std::vector<cuckoo_move>* trace = nullptr) noexcept {
     const std::uint32_t f = params_.fingerprint_bits;
     ++stored_;
-    if (try_put(a.first, a.fingerprint) || try_put(a.second, a.fingerprint)) return;
+    if (try_put(a.first, a.fingerprint, trace) || try_put(a.second, a.fingerprint, trace)) return;
     std::uint64_t i = start_second ? a.second : a.first;
     std::uint32_t fp = a.fingerprint;
     for (std::uint32_t kick = 0; kick < detail::cuckoo_max_kicks; ++kick) {
@@ -632,18 +680,21 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
       const std::uint64_t b = detail::cuckoo_load_bucket(words_.data(), i, f);
       const std::uint32_t evicted = detail::cuckoo_slot(b, j, f);
       detail::cuckoo_store_bucket(words_.data(), i, f, detail::cuckoo_with_slot(b, j, f, fp));
+      if (trace != nullptr) trace->push_back(cuckoo_move{i, j, fp, evicted});
       fp = evicted;
       i = detail::cuckoo_alt(i, fp, params_.buckets);
-      if (try_put(i, fp)) return;
+      if (try_put(i, fp, trace)) return;
     }
     victim_ = {i, fp};
+    if (trace != nullptr) trace->push_back(cuckoo_move{i, detail::cuckoo_slots, fp, 0});
   }
-  bool try_put(std::uint64_t i, std::uint32_t fp) noexcept {
+  bool try_put(std::uint64_t i, std::uint32_t fp, std::vector<cuckoo_move>* trace = nullptr) noexcept {
     const std::uint32_t f = params_.fingerprint_bits;
     const std::uint64_t b = detail::cuckoo_load_bucket(words_.data(), i, f);
     const std::uint32_t j = detail::cuckoo_find_slot(b, 0, f);
     if (j == detail::cuckoo_slots) return false;
     detail::cuckoo_store_bucket(words_.data(), i, f, detail::cuckoo_with_slot(b, j, f, fp));
+    if (trace != nullptr) trace->push_back(cuckoo_move{i, j, fp, 0});
     return true;
   }
 

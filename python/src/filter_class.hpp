@@ -338,6 +338,17 @@ constexpr const char* capacity_doc() {
   }
 }
 
+/// The docstring of `design_fpr` (kind_info<F>::design_fpr_doc where it is a
+/// bound with a confidence rather than the sizing model's rate).
+template <class F>
+constexpr const char* design_fpr_doc() {
+  if constexpr (requires { kind_info<F>::design_fpr_doc; }) {
+    return kind_info<F>::design_fpr_doc;
+  } else {
+    return "The false-positive rate the parameters give at the design capacity (the kind's own model, as in estimated_fpr).";
+  }
+}
+
 /// The docstring of `fill_ratio` (kind_info<F>::fill_doc where it means more than bits set).
 template <class F>
 constexpr const char* fill_doc() {
@@ -459,8 +470,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
            "Distinct keys estimated from the bits set (a static filter knows its key count). O(size).");
   def_scan(cls, "estimated_fpr", [](const auto& f) { return f.estimated_fpr(); },
            "The false-positive rate for the bits set now (exact for these bits under a uniform hash). O(size).");
-  def_state(cls, "design_fpr", [](const auto& f) { return f.design_fpr(); },
-            "The model false-positive rate at the design capacity, from bloomkit.sizing.");
+  def_state(cls, "design_fpr", [](const auto& f) { return f.design_fpr(); }, design_fpr_doc<F>());
   def_scan(cls, "saturated", [](const auto& f) { return f.saturated(); },
            "True once more distinct keys than the capacity went in (beyond the estimate's noise).");
   def_state(cls, "size_in_bytes", [](const auto& f) { return f.size_in_bytes(); },

@@ -23,7 +23,7 @@ namespace bloomkit::python {
 //                design point and the hash)
 //   plain_init   [opt] the kind is built as Class(capacity, fpr=0.01, *, hash, hash_seed)
 //   k_doc        [opt] the docstring of num_hashes (what k counts for this kind)
-//   capacity_doc, fill_doc, repr_state(f)   [opt] see filter_class.hpp
+//   capacity_doc, fill_doc, design_fpr_doc, repr_state(f)   [opt] see filter_class.hpp
 
 template <>
 struct kind_info<split_block_bloom> {
@@ -140,6 +140,12 @@ struct kind_info<age_partitioned_bloom> {
   static constexpr const char* k_doc = "Slices each key is written to (k); a query looks for k consecutive hits.";
   static constexpr const char* capacity_doc =
       "The window asked for: keys for a count window, time units (the caller's clock) for a time window.";
+  static constexpr const char* design_fpr_doc =
+      "The FPR bound: for any one generation, with probability at least 1 - 10^-9 over the hash function,\n"
+      "the FPR of the bits present stays at most this at every moment of that generation (the run-of-k DP\n"
+      "over an upper bound on every slice's fill; docs/MATH.md). The planner sizes m so that it is at most\n"
+      "target_fpr; a file written before the bound (sized on the mean fill) reports its own parameters'\n"
+      "bound, a little above its target.";
   template <class X>
   static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
@@ -149,6 +155,13 @@ struct kind_info<age_partitioned_bloom> {
     d["generation_keys"] = p.generation_keys;
     d["generation_time"] = p.generation_time;
     d["window"] = p.window;
+    // How each slice's bit is derived: "independent" (filters from format
+    // version 3 on) or "double_hashing" (older files, kept so they answer
+    // exactly as before).
+    d["probes"] = p.probes == apbf_probes::double_hashing ? "double_hashing" : "independent";
+    // The clock a time window records: "seconds" (time_window(unit="seconds"),
+    // `bloomkit build --window-seconds`) or "" (not recorded).
+    d["time_unit"] = p.time_unit == apbf_time_unit::seconds ? "seconds" : "";
   }
   /// ", last 1000 keys (2500 inserted)" or ", last 3600 time units (now 7200, 2500 inserted)".
   template <class X>

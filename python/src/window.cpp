@@ -17,7 +17,10 @@ constexpr const char* window_doc =
     "AgePartitionedBloom(window, fpr=0.01, *, hash='xxh3_64', hash_seed=0)\n"
     "AgePartitionedBloom.time_window(window_time, max_keys, fpr=0.01, *, hash='xxh3_64', hash_seed=0)\n\n"
     "An age-partitioned Bloom filter (Shtul, Baquero and Almeida, 2020): remembers only recent keys, with\n"
-    "an FPR bound (design_fpr) that holds at every moment of an endless stream, not only after a fill.\n"
+    "an FPR bound (design_fpr) that holds at every moment of a stream, not only after a fill: for any one\n"
+    "generation, with probability at least 1 - 10^-9 over the hash function, the FPR of the bits present\n"
+    "stays at most design_fpr at every moment of it (over G generations, all hold but with probability at\n"
+    "most G * 10^-9; docs/MATH.md). The planner sizes m on this bound, so design_fpr <= fpr.\n"
     "k + l slices of m bits form a ring; a key sets one bit in each of the k newest; every g inserts (a\n"
     "generation) the oldest slice is cleared and becomes the newest; a query looks for k consecutive hits.\n\n"
     "Count window (the constructor): the last `window` keys are always reported. Exactly, for a key with\n"
@@ -111,7 +114,8 @@ void bind_window(nb::module_& m) {
       },
       "window"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
       "A count window: the last `window` keys are always reported, at an FPR of at most `fpr` at every\n"
-      "moment (the design with the fewest bits over k in [1, 20], l in [1, 32]). InvalidArgumentError for\n"
+      "moment (design_fpr <= fpr; within each generation with probability at least 1 - 10^-9 over the\n"
+      "hash). The design with the fewest bits over k in [1, 20], l in [1, 32]. InvalidArgumentError for\n"
       "window 0 or fpr outside (0, 1).");
   cls.def_static(
       "time_window",
@@ -130,7 +134,8 @@ void bind_window(nb::module_& m) {
       "window_time"_a, "max_keys"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
       "unit"_a = "",
       "A time window of `window_time` units of the caller's clock, for up to `max_keys` keys per window at\n"
-      "a steady rate, at an FPR of at most `fpr` at every moment. The clock starts at 0. unit=\"seconds\"\n"
+      "a steady rate, at an FPR of at most `fpr` at every moment (design_fpr <= fpr; within each\n"
+      "generation with probability at least 1 - 10^-9 over the hash). The clock starts at 0. unit=\"seconds\"\n"
       "records that the clock counts seconds (the file then equals `bloomkit build --window-seconds`'s and\n"
       "`bloomkit info` says seconds); by default the unit is not recorded.");
   cls.def(

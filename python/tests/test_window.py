@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import bloomkit
+from conftest import ROOT
 from test_fpr import absent_keys, binomial_bound, present_keys
 
 W = bloomkit.AgePartitionedBloom
@@ -224,10 +225,32 @@ def test_repr_and_params():
     t = W.time_window(3600, 1000, 0.01)
     t.add_at("a", 42)
     assert "last 3600 time units (now 42" in repr(t)
-    assert set(t.params) == {"k", "l", "slice_bits", "generation_keys", "generation_time", "window", "capacity",
-                             "target_fpr", "hash", "hash_seed"}
+    assert set(t.params) == {"k", "l", "slice_bits", "generation_keys", "generation_time", "window", "probes",
+                             "time_unit", "capacity", "target_fpr", "hash", "hash_seed"}
     assert t.params["generation_time"] == t.generation_time > 0
+    assert t.params["k"] == t.num_hashes and t.params["l"] == t.extra_slices
     assert not f.saturated
+
+
+def test_params_name_the_probe_scheme_and_the_clock_unit():
+    # New filters derive each slice's bit independently; a time window records its unit only when told.
+    assert W(1000, 0.01).params["probes"] == "independent"
+    assert W(1000, 0.01).params["time_unit"] == ""
+    assert W.time_window(3600, 1000, 0.01).params["time_unit"] == ""
+    seconds = W.time_window(3600, 1000, 0.01, unit="seconds")
+    assert seconds.params["time_unit"] == "seconds"
+    assert bloomkit.AgePartitionedBloom.from_bytes(seconds.to_bytes()).params == seconds.params
+    # A file written before format version 3 (double-hashed probes, no unit) says so.
+    old = bloomkit.load(ROOT / "fuzz" / "corpus" / "file_format" / "age_partitioned_bloom.bkf")
+    assert (old.params["probes"], old.params["time_unit"], old.params["k"]) == ("double_hashing", "", 8)
+    assert old.params["k"] == old.num_hashes
+
+
+def test_docstrings_state_the_bound_and_its_confidence():
+    # design_fpr is a bound held with probability at least 1 - 10^-9 per generation, not a mean.
+    for doc in (W.__doc__, W.design_fpr.__doc__, W.__init__.__doc__, W.time_window.__doc__):
+        assert "1 - 10^-9" in doc, doc
+    assert "sizing" not in W.design_fpr.__doc__
 
 
 def cli_build(cli, tmp_path, lines, *args):

@@ -30,6 +30,20 @@ export function expected({ kind = 'standard', m = 1024, k = 3, n = 200, seed = '
   return JSON.parse(execFileSync(expectedProgram, args, { encoding: 'utf8' }));
 }
 
+const expectedViewsProgram = path.join(artefactDir, 'expected_views');
+/**
+ * What the C++ library computes natively for the cuckoo or window view after
+ * the operation log `ops` (web/expected_views.cpp): the view's state fields,
+ * or { error } with the library's message for bad parameters.
+ */
+export function expectedView({ view, capacity = 0, window = 0, maxKeys = 0, fpr = '0.05', seed = '1', ops = '' }) {
+  if (!existsSync(expectedViewsProgram)) throw new Error(`${expectedViewsProgram} is missing: run web/build.sh first`);
+  const args = ['--view', view, '--fpr', String(fpr), '--seed', String(seed), '--ops', ops];
+  if (view === 'cuckoo') args.push('--capacity', String(capacity));
+  else args.push('--window', String(window), '--max-keys', String(maxKeys));
+  return JSON.parse(execFileSync(expectedViewsProgram, args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
 /**
  * Serves web/ and opens Chromium. Returns { url, newPage(viewport), consoleErrors, close }.
  * consoleErrors collects console errors and uncaught page errors of every page.
