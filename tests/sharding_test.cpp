@@ -453,4 +453,226 @@ TEST(ManifestCorpus, EverySeedPassesTheFuzzTargetsChecks) {
   EXPECT_GE(files, 5U);
 }
 
+
+// ---- the manifest's JSON against nlohmann's DOM --------------------------------
+// manifest_from_json / manifest_to_json use nlohmann's SAX parser and print
+// the text themselves (sharding.hpp, detail::manifest_sax says why: the DOM's
+// destructor calls std::terminate on a failed allocation). The oracle below
+// is the DOM reader and writer they replaced: both must agree on every input
+// (accepted or not, the error code and message, the manifest, the text).
+
+using SplitP = bloomkit::split_block_bloom::policy;
+
+/// The DOM-based reader (the code manifest_from_json had before the SAX one).
+bloomkit::shard_manifest dom_manifest_from_json(std::string_view text, const std::string& where) {
+  using bloomkit::detail::manifest_fail;
+  const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) manifest_fail(errc::corrupt, where, "it is not a JSON object");
+  auto field = [&](const nlohmann::json& obj, const char* name) -> const nlohmann::json& {
+    const auto it = obj.find(name);
+    if (it == obj.end()) manifest_fail(errc::corrupt, where, std::string("field '") + name + "' is missing");
+    return *it;
+  };
+  auto unsigned_field = [&](const nlohmann::json& obj, const char* name, std::uint64_t max) -> std::uint64_t {
+    const auto& v = field(obj, name);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max) {
+      manifest_fail(errc::corrupt, where,
+                    std::string("field '") + name + "' must be an integer in [0, " + std::to_string(max) + "]");
+    }
+    return v.get<std::uint64_t>();
+  };
+  auto string_field = [&](const nlohmann::json& obj, const char* name) -> std::string {
+    const auto& v = field(obj, name);
+    if (!v.is_string()) manifest_fail(errc::corrupt, where, std::string("field '") + name + "' must be a string");
+    return v.get<std::string>();
+  };
+  if (string_field(j, "format") != "bloomkit-sharded") {
+    manifest_fail(errc::corrupt, where, "field 'format' is not \"bloomkit-sharded\"");
+  }
+  const std::uint64_t version = unsigned_field(j, "version", UINT32_MAX);
+  if (version != 1) {
+    manifest_fail(errc::unsupported_version, where, "version " + std::to_string(version) + " is newer than this reader (1)");
+  }
+  bloomkit::shard_manifest m;
+  m.kind = string_field(j, "kind");
+  const auto& hash = field(j, "hash");
+  if (!hash.is_object()) manifest_fail(errc::corrupt, where, "field 'hash' must be an object");
+  const std::string algorithm = string_field(hash, "algorithm");
+  if (algorithm == "xxh64") {
+    m.whole.hash.algorithm = bloomkit::hash_algorithm::xxh64;
+  } else if (algorithm == "xxh3_64") {
+    m.whole.hash.algorithm = bloomkit::hash_algorithm::xxh3_64;
+  } else {
+    manifest_fail(errc::corrupt, where, "unknown hash algorithm '" + algorithm + "'");
+  }
+  m.whole.hash.seed = unsigned_field(hash, "seed", UINT64_MAX);
+  m.whole.blocks = unsigned_field(j, "blocks", UINT64_MAX);
+  m.whole.k = static_cast<std::uint32_t>(unsigned_field(j, "k", 64));
+  m.whole.capacity = unsigned_field(j, "capacity", UINT64_MAX);
+  const auto& fpr = field(j, "target_fpr");
+  if (!fpr.is_number()) manifest_fail(errc::corrupt, where, "field 'target_fpr' must be a number");
+  m.whole.target_fpr = fpr.get<double>();
+  m.shards = static_cast<std::uint32_t>(unsigned_field(j, "shards", shard_layout::max_shards));
+  const auto& files = field(j, "files");
+  if (!files.is_array()) manifest_fail(errc::corrupt, where, "field 'files' must be an array");
+  for (const auto& f : files) {
+    if (!f.is_object()) manifest_fail(errc::corrupt, where, "every entry of 'files' must be an object");
+    bloomkit::shard_entry e;
+    e.index = static_cast<std::uint32_t>(unsigned_field(f, "index", UINT32_MAX));
+    e.file = string_field(f, "file");
+    e.first_block = unsigned_field(f, "first_block", UINT64_MAX);
+    e.blocks = unsigned_field(f, "blocks", UINT64_MAX);
+    e.inserted = unsigned_field(f, "inserted", UINT64_MAX);
+    e.file_bytes = unsigned_field(f, "bytes", UINT64_MAX);
+    const std::string sum = string_field(f, "xxh3");
+    if (sum.size() != 16 || sum.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      manifest_fail(errc::corrupt, where, "shard " + std::to_string(e.index) + ": 'xxh3' must be 16 hex digits");
+    }
+    e.checksum = std::stoull(sum, nullptr, 16);
+    m.entries.push_back(std::move(e));
+  }
+  bloomkit::detail::validate_manifest(m, where);
+  if (j.contains("inserted") && (!j["inserted"].is_number_unsigned() || j["inserted"].get<std::uint64_t>() != m.inserted())) {
+    manifest_fail(errc::corrupt, where, "field 'inserted' is not the sum of the shards' counts");
+  }
+  return m;
+}
+
+/// The DOM-based writer (ordered_json::dump(1)) manifest_to_json replaced.
+std::string dom_manifest_to_json(const bloomkit::shard_manifest& m) {
+  nlohmann::ordered_json j;
+  j["format"] = "bloomkit-sharded";
+  j["version"] = 1;
+  j["kind"] = m.kind;
+  j["hash"] = {{"algorithm", std::string(bloomkit::to_string(m.whole.hash.algorithm))}, {"seed", m.whole.hash.seed}};
+  j["blocks"] = m.whole.blocks;
+  j["k"] = m.whole.k;
+  j["capacity"] = m.whole.capacity;
+  j["target_fpr"] = m.whole.target_fpr;
+  j["shards"] = m.shards;
+  j["inserted"] = m.inserted();
+  auto& list = j["files"] = nlohmann::ordered_json::array();
+  for (const auto& e : m.entries) {
+    list.push_back({{"index", e.index}, {"file", e.file}, {"first_block", e.first_block}, {"blocks", e.blocks},
+                    {"inserted", e.inserted}, {"bytes", e.file_bytes}, {"xxh3", bloomkit::detail::hex16(e.checksum)}});
+  }
+  return j.dump(1) + "\n";
+}
+
+/// {accepted, error code, message, the manifest} of one reader on `text`.
+template <class Read>
+auto read_outcome(Read read, std::string_view text) {
+  struct outcome {
+    bool accepted = false;
+    errc code{};
+    std::string what;
+    bloomkit::shard_manifest m;
+  } o;
+  try {
+    o.m = read(text);
+    o.accepted = true;
+  } catch (const bloomkit::error& e) {
+    o.code = e.code();
+    o.what = e.what();
+  }
+  return o;
+}
+
+void expect_readers_agree(std::string_view text, const std::string& name) {
+  const auto sax = read_outcome([](std::string_view t) { return bloomkit::manifest_from_json(t, "(t)"); }, text);
+  const auto dom = read_outcome([](std::string_view t) { return dom_manifest_from_json(t, "(t)"); }, text);
+  ASSERT_EQ(sax.accepted, dom.accepted) << name << ": " << sax.what << " | " << dom.what;
+  EXPECT_EQ(sax.code, dom.code) << name;
+  EXPECT_EQ(sax.what, dom.what) << name;
+  if (sax.accepted) {
+    EXPECT_EQ(sax.m, dom.m) << name;
+    EXPECT_EQ(bloomkit::manifest_to_json(sax.m), dom_manifest_to_json(sax.m)) << name;
+  }
+}
+
+TEST(ManifestJson, ReaderAndWriterAgreeWithNlohmannsDomOnEveryCorpusInput) {
+  const auto folder = std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "manifest";
+  std::size_t files = 0, accepted = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const auto bytes = bloomkit::test::read_file_bytes(entry.path());
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    expect_readers_agree(text, entry.path().filename().string());
+    accepted += read_outcome([](std::string_view t) { return bloomkit::manifest_from_json(t); }, text).accepted;
+    ++files;
+  }
+  EXPECT_GE(files, 5U);
+  EXPECT_GE(accepted, 3U);  // the hand-written valid seeds at least: the text comparison ran
+}
+
+TEST(ManifestJson, ReaderAgreesOnRepeatedReorderedUnknownAndMistypedFields) {
+  block_filter<SplitP> whole(5000, 0.01);
+  const shard_layout layout(whole.num_blocks(), 2);
+  std::vector<bloomkit::shard_entry> entries(2);
+  for (std::uint32_t s = 0; s < 2; ++s) {
+    entries[s] = {s, "shard-" + std::to_string(s) + ".bkf", layout.first_block(s), layout.block_count(s), 10 + s, 100, 0xabcdef0123456789ULL};
+  }
+  const std::string good = bloomkit::manifest_to_json(bloomkit::make_manifest<SplitP>(whole.params(), layout, entries));
+  expect_readers_agree(good, "good");
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"{\n \"format\"", "{\"x\": [[{\"a\": [1, {\"b\": null}]}], {}], \"format\""},    // unknown nested field first
+      {"{\n \"format\"", "{\"files\": 7, \"format\""},                               // repeated: the last one wins
+      {"{\n \"format\"", "{\"hash\": {\"algorithm\": \"md5\"}, \"format\""},
+      {"{\n \"format\"", "{\"kind\": \"blocked_bloom\", \"format\""},
+      {"\"seed\": 0", "\"seed\": 0, \"seed\": 1"},
+      {"\"seed\": 0", "\"seed\": 0, \"extra\": {\"seed\": 5}"},
+      {"\"seed\": 0", "\"seed\": -0"},
+      {"\"seed\": 0", "\"seed\": 0.0"},
+      {"\"seed\": 0", "\"seed\": 18446744073709551616"},
+      {"\"index\": 0", "\"index\": 0, \"index\": 0, \"z\": [\"index\", 3]"},
+      {"\"index\": 0", "\"index\": [0]"},
+      {"\"index\": 1", "\"index\": {\"index\": 1}"},
+      {"\"file\": \"shard-0.bkf\"", "\"file\": \"shard-\\u0030.bkf\""},
+      {"\"file\": \"shard-0.bkf\"", "\"file\": null"},
+      {"\"target_fpr\": 0.01", "\"target_fpr\": 1"},
+      {"\"target_fpr\": 0.01", "\"target_fpr\": -1"},
+      {"\"target_fpr\": 0.01", "\"target_fpr\": \"0.01\""},
+      {"\"target_fpr\": 0.01", "\"target_fpr\": 1e400"},
+      {"\"inserted\": 21", "\"inserted\": 22"},
+      {"\"inserted\": 21", "\"inserted\": true"},
+      {"\"files\": [", "\"files\": [3, "},
+      {"\"files\": [", "\"files\": [[], "},
+      {"\"files\": [", "\"files\": {\"a\": [], \"b\": 1}, \"files\": ["},
+      {"\"hash\": {", "\"hash\": [], \"hash\": {"},
+      {"\"hash\": {", "\"hash\": {\"algorithm\": 1}, \"hash\": {"},
+      {"\"k\": 8", "\"k\": 8, \"k\": 9"},
+      {"\"format\": \"bloomkit-sharded\"", "\"format\": {\"x\": \"bloomkit-sharded\"}"},
+  };
+  for (const auto& [from, to] : edits) {
+    std::string text = good;
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    expect_readers_agree(text, to);
+  }
+  const std::vector<std::string> bad_texts = {"", " ", "[]", "{", "{}", "null", "1", "\"x\"", "{\"format\": \"bloomkit-sharded\"}",
+                                             "{} {}", "{\"a\": [}", good + "x", good.substr(0, good.size() / 2)};
+  for (const std::string& bad : bad_texts) {
+    expect_readers_agree(bad, bad);
+  }
+  // A deep nest under an unknown key is skipped by counting, not by recursion.
+  const std::string deep = "{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + ", " + good.substr(1);
+  expect_readers_agree(deep, "deep");
+}
+
+TEST(ManifestJson, TextIsNlohmannsDumpForOddNamesAndNumbers) {
+  for (const double fpr : {0.01, 0.5, 1e-7, 0.123456789012345678, 0.3}) {
+    block_filter<SplitP> whole(3000, fpr);
+    const shard_layout layout(whole.num_blocks(), 3);
+    std::vector<bloomkit::shard_entry> entries(3);
+    const std::string names[] = {"a \"quoted\" name.bkf", "tab\there\\and\x01.bkf", "\xc3\xa9t\xc3\xa9 \xe2\x82\xac.bkf"};
+    for (std::uint32_t s = 0; s < 3; ++s) {
+      entries[s] = {s, names[s], layout.first_block(s), layout.block_count(s), UINT64_MAX / 4, s, ~std::uint64_t{s}};
+    }
+    const auto m = bloomkit::make_manifest<SplitP>(whole.params(), layout, entries);
+    EXPECT_EQ(bloomkit::manifest_to_json(m), dom_manifest_to_json(m)) << fpr;
+    EXPECT_EQ(bloomkit::manifest_from_json(bloomkit::manifest_to_json(m)), m) << fpr;
+  }
+  bloomkit::shard_manifest empty;  // no entries: "[]", as the DOM's dump
+  EXPECT_EQ(bloomkit::manifest_to_json(empty), dom_manifest_to_json(empty));
+}
 }  // namespace

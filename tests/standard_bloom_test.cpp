@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <set>
 #include <vector>
 
@@ -75,6 +77,35 @@ TEST(StandardBloom, MoreThanTwoToThe32Bits) {
   std::uint64_t upper = 0;
   for (std::size_t i = words.size() / 2; i < words.size(); ++i) upper += std::popcount(words[i]);
   EXPECT_NEAR(static_cast<double>(upper) / filter.set_bit_count(), 0.5, 0.01);
+}
+
+TEST(StandardBloom, BranchFreeLookupAnswersAsMayContainHash) {
+  // may_contain_hash_branch_free reads all k probes and ANDs them: the same
+  // answer as the early-exit may_contain_hash and the batch path, for every
+  // inserted hash (all true) and for others at under-, design and 3x fill
+  // (then both answers occur), for k from 1 to 64, owner and view alike.
+  for (const std::uint32_t k : {1U, 2U, 3U, 7U, 13U, 64U}) {
+    for (const double fill : {0.3, 1.0, 3.0}) {
+      const std::uint64_t n = 2000;
+      standard_bloom filter = standard_bloom::with_bits(static_cast<std::uint64_t>(n * k * 1.44 / fill) + 1, k);
+      const auto present = bloomkit::test::random_hashes(n, 1000 * k + static_cast<std::uint64_t>(10 * fill));
+      const auto absent = bloomkit::test::random_hashes(20000, 7 + k);
+      filter.insert_many(present);
+      auto answers = std::make_unique<bool[]>(absent.size());
+      filter.may_contain_many(absent, std::span<bool>(answers.get(), absent.size()));
+      std::size_t yes = 0;
+      for (std::size_t i = 0; i < absent.size(); ++i) {
+        ASSERT_EQ(filter.may_contain_hash_branch_free(absent[i]), filter.may_contain_hash(absent[i])) << k << " " << i;
+        ASSERT_EQ(filter.view().may_contain_hash_branch_free(absent[i]), answers[i]) << k << " " << i;
+        yes += answers[i] ? 1 : 0;
+      }
+      for (const auto h : present) ASSERT_TRUE(filter.may_contain_hash_branch_free(h)) << k;
+      if (fill == 3.0 && k <= 13) {
+        EXPECT_GT(yes, 0U) << k;
+        EXPECT_LT(yes, absent.size()) << k;
+      }
+    }
+  }
 }
 
 TEST(StandardBloom, NegativeLookupsExitEarly) {

@@ -142,6 +142,23 @@ inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint
   return true;
 }
 
+/// standard_test without a branch: all k words are read and their bits
+/// ANDed, so the answer is standard_test's (the same probes). For a caller
+/// whose next lookup is far away (one key per call from an interpreter),
+/// where each mispredicted early exit (one negative in four at the design
+/// fill) costs a cache or memory latency in series; here the k loads are
+/// independent and overlap. BENCHMARKS.md, "Python", has the measurement.
+inline bool standard_test_branch_free(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                      std::uint32_t k) noexcept {
+  standard_probes probes(h, bits);
+  std::uint64_t all = 1;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t bit = probes.next();
+    all &= words[bit >> 6] >> (bit & 63);
+  }
+  return (all & 1) != 0;
+}
+
 /// Words standard_test reads for hash h (benchmarks report it: early exit
 /// at work). Same sequence and same exits as standard_test.
 inline std::uint32_t standard_words_read(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
@@ -296,6 +313,13 @@ class standard_bloom_reader : public query_facade<D> {
   /// not. Stops at the first zero bit.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
     return standard_test(self().words().data(), h, self().params().bits, self().params().k);
+  }
+
+  /// may_contain_hash reading all k probes without a branch: the same
+  /// answer, for single lookups far apart (a Python loop's `key in f`; see
+  /// detail::standard_test_branch_free for why).
+  [[nodiscard]] bool may_contain_hash_branch_free(std::uint64_t h) const noexcept {
+    return standard_test_branch_free(self().words().data(), h, self().params().bits, self().params().k);
   }
 
   /// may_contain_hash for use while other threads may be inserting with the

@@ -10,7 +10,9 @@ Every figure is ns per key: the median over --repeats of the calling thread's CP
 shared machine do not inflate it. Filters are sized for n keys at 1 % FPR. Per-key calls use the
 same Python list of str keys for every library (pyprobables takes only str/bytes); "absent"
 lookups use n other keys. The pure-Python libraries (pybloom-live, pyprobables) run once, and
-only up to --slow-max keys (default 10^6): at 10^7 each of their operations takes minutes.
+in full only up to --slow-max keys (default 10^6): at 10^7 each of their operations takes minutes.
+Past it, --slow-sample S times them on S keys of a filter sized for n: add and present lookups
+only (run_sampled says why no absent lookups).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def make_keys(n: int, seed: int = 2026) -> dict[str, Any]:
     }
 
 
-def per_key_libraries(slow_max: int, n: int) -> dict[str, dict[str, Any]]:
+def per_key_libraries(slow_max: int, n: int, slow_sample: int = 0) -> dict[str, dict[str, Any]]:
     libs: dict[str, dict[str, Any]] = {
         "bloomkit SplitBlockBloom": {"make": lambda n: bloomkit.SplitBlockBloom(n, FPR),
                                      "bits": lambda f: f.size_in_bytes * 8},
@@ -72,17 +74,19 @@ def per_key_libraries(slow_max: int, n: int) -> dict[str, dict[str, Any]]:
         libs["rbloom"] = {"make": lambda n: rbloom.Bloom(n, FPR), "bits": lambda f: f.size_in_bits}
     except ImportError:
         print("compare.py: rbloom is not installed (python/requirements/bench.txt)", file=sys.stderr)
-    if n <= slow_max:
+    if n <= slow_max or slow_sample > 0:
+        # Past --slow-max, with --slow-sample S: a filter sized for n, S keys added and looked up.
+        sample = {"sample": slow_sample} if n > slow_max else {}
         try:
             import pybloom_live
             libs["pybloom-live"] = {"make": lambda n: pybloom_live.BloomFilter(capacity=n, error_rate=FPR),
-                                    "bits": lambda f: f.num_bits, "slow": True}
+                                    "bits": lambda f: f.num_bits, "slow": True, **sample}
         except ImportError:
             print("compare.py: pybloom-live is not installed", file=sys.stderr)
         try:
             import probables
             libs["pyprobables"] = {"make": lambda n: probables.BloomFilter(est_elements=n, false_positive_rate=FPR),
-                                   "bits": lambda f: f.number_bits, "slow": True, "contains": "check"}
+                                   "bits": lambda f: f.number_bits, "slow": True, "contains": "check", **sample}
         except ImportError:
             print("compare.py: pyprobables is not installed", file=sys.stderr)
     libs["set"] = {"make": lambda n: set(), "bits": None}
@@ -94,6 +98,8 @@ def run_per_key(name: str, lib: dict[str, Any], keys: dict[str, Any], n: int, re
     present, absent = keys["str"], keys["absent_str"]
     reps = 1 if lib.get("slow") else repeats
     method = lib.get("contains")
+    if lib.get("sample"):
+        return run_sampled(name, lib, present, n, lib["sample"])
 
     def fill(f):
         add = f.add
@@ -130,6 +136,33 @@ def run_per_key(name: str, lib: dict[str, Any], keys: dict[str, Any], n: int, re
     for r in rows:
         r.update(extra)
     return rows
+
+
+def run_sampled(name: str, lib: dict[str, Any], present: list, n: int, sample: int) -> list[dict[str, Any]]:
+    """A pure-Python library past --slow-max: its filter is sized for n keys, the first `sample`
+    keys are added (one add each, timed) and looked up again (timed). A present key's lookup tests
+    all k bits whatever the fill, so that row is the full filter's; an absent key's lookup stops at
+    its first zero bit, which comes sooner in a filter holding sample < n keys, so no absent row
+    (nor an FPR) is reported."""
+    keys = present[:sample]
+    f = lib["make"](n)
+    add = f.add
+    start = time.thread_time_ns()
+    for k in keys:
+        add(k)
+    add_ns = (time.thread_time_ns() - start) / len(keys)
+    check = getattr(f, lib["contains"]) if lib.get("contains") else f.__contains__
+    start = time.thread_time_ns()
+    found = 0
+    for k in keys:
+        if check(k):
+            found += 1
+    in_ns = (time.thread_time_ns() - start) / len(keys)
+    assert found == len(keys), f"{name} has false negatives"
+    label = f"first {sample:.0e} keys"
+    extra = {"bits_per_key": lib["bits"](f) / n}
+    return [{"lib": name, "op": f"add (per key, str; {label})", "ns": add_ns, **extra},
+            {"lib": name, "op": f"in (per key, present; {label})", "ns": in_ns, **extra}]
 
 
 def run_batches(keys: dict[str, Any], n: int, repeats: int) -> list[dict[str, Any]]:
@@ -245,6 +278,9 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000000,10000000")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--slow-max", type=int, default=1_000_000, help="largest n for the pure-Python libraries")
+    parser.add_argument("--slow-sample", type=int, default=0,
+                        help="past --slow-max, time the pure-Python libraries on this many keys of a filter sized "
+                             "for n (add and present lookups only; see run_sampled)")
     parser.add_argument("--json", help="also write every figure to this file")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -255,7 +291,7 @@ def main() -> int:
     for n in sizes:
         keys = make_keys(n)
         all_keys[n] = keys
-        for name, lib in per_key_libraries(args.slow_max, n).items():
+        for name, lib in per_key_libraries(args.slow_max, n, args.slow_sample).items():
             for r in run_per_key(name, lib, keys, n, args.repeats):
                 rows.append({"n": n, **r})
             print(f"  n={n}: {name} done", file=sys.stderr)
@@ -277,7 +313,11 @@ def main() -> int:
     print("Load average (1, 5, 15 min): at the start " + ", ".join(f"{x:.2f}" for x in load_start) +
           "; at the end " + ", ".join(f"{x:.2f}" for x in load_end))
     skipped = [n for n in sizes if n > args.slow_max]
-    if skipped:
+    if skipped and args.slow_sample > 0:
+        print(f"pybloom-live and pyprobables at n = {', '.join(f'{n:.0e}' for n in skipped)} (past --slow-max "
+              f"{args.slow_max}): a filter sized for n, the first {args.slow_sample} keys added and looked up "
+              f"(--slow-sample; no absent lookups or FPR: those depend on the fill)")
+    elif skipped:
         print(f"pybloom-live and pyprobables were not run at n = {', '.join(f'{n:.0e}' for n in skipped)} "
               f"(--slow-max {args.slow_max})")
     print(table(rows, sizes))

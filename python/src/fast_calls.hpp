@@ -15,6 +15,9 @@
 
 #include <nanobind/nanobind.h>
 
+#include <type_traits>
+
+#include "bloomkit/standard_bloom.hpp"
 #include "keys.hpp"
 
 namespace bloomkit::python {
@@ -38,11 +41,23 @@ py_filter<F>* ready(PyObject* self) {
   return nb::inst_ptr<py_filter<F>>(self);
 }
 
+/// may_contain_hash for a per-key call: StandardBloom's reads its k words
+/// without a branch (the library's may_contain_hash_branch_free, the same
+/// answer; python/tests/test_fast_paths.py checks it against the batch path).
+template <class X>
+bool query_one(const X& f, std::uint64_t h) {
+  if constexpr (std::is_same_v<X, standard_bloom> || std::is_same_v<X, standard_bloom_view>) {
+    return f.may_contain_hash_branch_free(h);
+  } else {
+    return f.may_contain_hash(h);
+  }
+}
+
 template <class F>
 bool contains(PyObject* self, PyObject* key) {
   const auto& w = *ready<F>(self);
   const auto lock = w.read_lock();
-  return w.read([&](const auto& f) { return f.may_contain_hash(hash_object(nb::handle(key), f.hash())); });
+  return w.read([&](const auto& f) { return query_one(f, hash_object(nb::handle(key), f.hash())); });
 }
 
 }  // namespace fast_impl

@@ -147,15 +147,6 @@ std::span<const std::byte> raw_bytes(const X& f) {
 template <class F>
 constexpr bool has_single_buffer = !std::is_same_v<F, scalable_bloom>;
 
-/// A NumPy bool array of n elements that C++ fills (GIL released) before returning it.
-struct bool_output {
-  bool* data;
-  nb::ndarray<nb::numpy, bool, nb::ndim<1>> array;
-  explicit bool_output(std::size_t n) : data(new bool[n == 0 ? 1 : n]) {
-    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
-    array = nb::ndarray<nb::numpy, bool, nb::ndim<1>>(data, {n}, owner);
-  }
-};
 
 /// may_contain over a batch: out[i] for each key, false for Arrow nulls.
 /// `probe(f, batch, spec, out)` answers the whole batch without the GIL
@@ -179,7 +170,7 @@ nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes
       return 0;
     });
   }
-  return nb::cast(out.array);
+  return out.array;
 }
 template <class F>
 nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes) {
@@ -892,7 +883,7 @@ nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashe
       }
     });
   }
-  return nb::cast(out.array);
+  return out.array;
 }
 
 /// insert_if_absent, its batch forms, and add_if_absent (the same), where the kind has them.

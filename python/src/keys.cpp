@@ -5,9 +5,11 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string_view.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "errors.hpp"
 
@@ -133,15 +135,49 @@ bool is_numpy_array(nb::handle x) {
   return PyObject_IsInstance(x.ptr(), ndarray) == 1;
 }
 
+/// hasattr(x, name), but an error other than AttributeError (MemoryError) is
+/// raised, not taken for "no": nb::hasattr (PyObject_HasAttr, CPython
+/// 3.11) swallows every error, so a failed allocation sent a pyarrow array
+/// down the iterable path, whose TypeError misreported it (the fault loop
+/// found it). Throws nb::python_error.
+bool has_attribute(nb::handle x, const char* name) {
+  PyObject* v = PyObject_GetAttrString(x.ptr(), name);
+  if (v != nullptr) {
+    Py_DECREF(v);
+    return true;
+  }
+  if (PyErr_ExceptionMatches(PyExc_AttributeError) == 0) throw nb::python_error();
+  PyErr_Clear();
+  return false;
+}
+
 bool from_pyarrow(nb::handle x) {
   const nb::handle type(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr())));
-  if (!nb::hasattr(type, "__module__")) return false;
+  if (!has_attribute(type, "__module__")) return false;
   const auto module = str_of(type.attr("__module__"));
   return module.rfind("pyarrow", 0) == 0;
 }
 
 std::uintptr_t address_of(nb::handle buffer) { return nb::cast<std::uintptr_t>(buffer.attr("address")); }
 std::size_t size_of(nb::handle buffer) { return nb::cast<std::size_t>(buffer.attr("size")); }
+
+}  // namespace
+
+std::span<std::byte> buffer_bytes(nb::handle obj, bool writable) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0) {
+    throw nb::python_error();
+  }
+  const std::span<std::byte> bytes(static_cast<std::byte*>(view.buf), static_cast<std::size_t>(view.len));
+  PyBuffer_Release(&view);
+  return bytes;
+}
+
+bool_output::bool_output(std::size_t n) : array(numpy().attr("empty")(n, "bool")) {
+  data = reinterpret_cast<bool*>(buffer_bytes(array, true).data());
+}
+
+namespace {
 
 void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   nb::object arr = nb::borrow(x);
@@ -163,18 +199,16 @@ void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   arr = numpy().attr("ascontiguousarray")(arr, native);
   // Read as raw bytes (every dtype, datetime64 included, has a uint8 view).
   nb::object raw = arr.attr("view")("uint8");
-  auto view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
   key_batch::segment s;
   s.kind = as_hashes ? key_batch::layout::hashes : key_batch::layout::fixed;
-  s.data = static_cast<const std::byte*>(view.data());
+  s.data = buffer_bytes(raw, false).data();
   s.width = nb::cast<std::size_t>(dtype.attr("itemsize"));
   s.count = nb::len(arr);
   s.data_size = s.count * s.width;
   if (as_hashes && reinterpret_cast<std::uintptr_t>(s.data) % alignof(std::uint64_t) != 0) {
     arr = numpy().attr("array")(arr, "uint64");  // an unaligned view (e.g. a slice of bytes): copy once
     raw = arr.attr("view")("uint8");
-    view = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(raw);
-    s.data = static_cast<const std::byte*>(view.data());
+    s.data = buffer_bytes(raw, false).data();
   }
   batch.segments.push_back(s);
   batch.keepalive.push_back(arr);
@@ -182,17 +216,90 @@ void add_numpy(key_batch& batch, nb::handle x, bool as_hashes) {
   batch.total += s.count;
 }
 
+void add_arrow_array(key_batch& batch, nb::handle x, hash_spec spec, bool as_hashes);
+
+/// A pyarrow DictionaryArray as one dictionary segment: its dictionary is
+/// described like any Arrow array and hashed once here (GIL released), and
+/// each key is then its index's hash (keys_impl.hpp, gather_dictionary).
+/// Why not pyarrow's dictionary_decode: it copies every key's value, and
+/// pyarrow 26.0.1 lets a std::bad_alloc from its kernel escape through its
+/// GIL-free section (the process ends; python/tests/fault_driver.py found
+/// it). A null index, or a valid index naming a null value, is a null key,
+/// as in the decoded array. Every valid index is checked to lie in the
+/// dictionary before anything is hashed into a filter.
+void add_arrow_dictionary(key_batch& batch, const nb::object& arr, hash_spec spec, bool as_hashes) {
+  nb::object indices = arr.attr("indices");
+  key_batch index_batch;
+  add_arrow_array(index_batch, indices, spec, false);
+  const std::string index_type = str_of(indices.attr("type"));
+  const bool index_signed = index_type.rfind("int", 0) == 0;
+  if ((!index_signed && index_type.rfind("uint", 0) != 0) || index_batch.segments.size() != 1 ||
+      index_batch.segments[0].kind != key_batch::layout::fixed) {
+    throw nb::type_error(("Arrow dictionary indices must be integers; got " + index_type).c_str());
+  }
+  key_batch dictionary;
+  add_arrow_array(dictionary, arr.attr("dictionary"), spec, as_hashes);
+  std::vector<std::uint64_t> hashes(dictionary.total);
+  std::vector<std::uint8_t> valid;
+  if (dictionary.has_nulls()) valid.assign(dictionary.total, 1);
+  key_batch::segment s = index_batch.segments[0];
+  s.kind = key_batch::layout::dictionary;
+  s.index_signed = index_signed;
+  s.dict_size = dictionary.total;
+  std::size_t bad = s.count;  // the first valid key whose index lies outside the dictionary
+  {
+    nb::gil_scoped_release release;
+    for_each_hash_chunk(dictionary, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* v) {
+      std::copy(h.begin(), h.end(), hashes.begin() + static_cast<std::ptrdiff_t>(first));
+      if (v != nullptr) {
+        for (std::size_t j = 0; j < h.size(); ++j) valid[first + j] = v[j] ? 1 : 0;
+      }
+    });
+    auto check = [&](auto type_tag) {
+      using I = decltype(type_tag);
+      for (std::size_t i = 0; i < s.count; ++i) {
+        if (s.validity != nullptr && !batch_paths::bit_at(s.validity, s.validity_offset + i)) continue;
+        I index;
+        std::memcpy(&index, s.data + i * sizeof(I), sizeof index);
+        bool outside = static_cast<std::uint64_t>(index) >= s.dict_size;
+        if constexpr (std::is_signed_v<I>) outside = outside || index < 0;
+        if (outside) {
+          bad = i;
+          return;
+        }
+      }
+    };
+    switch (s.width) {
+      case 1: index_signed ? check(std::int8_t{}) : check(std::uint8_t{}); break;
+      case 2: index_signed ? check(std::int16_t{}) : check(std::uint16_t{}); break;
+      case 4: index_signed ? check(std::int32_t{}) : check(std::uint32_t{}); break;
+      default: index_signed ? check(std::int64_t{}) : check(std::uint64_t{}); break;
+    }
+  }
+  if (bad != s.count) {
+    throw_invalid("Arrow dictionary array: the index of key " + std::to_string(bad) + " lies outside its dictionary of " +
+                  std::to_string(s.dict_size) + " values");
+  }
+  s.dict_hashes = hashes.data();
+  s.dict_valid = valid.empty() ? nullptr : valid.data();
+  batch.owned_dictionary_hashes.push_back(std::move(hashes));
+  batch.owned_dictionary_valid.push_back(std::move(valid));
+  batch.segments.push_back(s);
+  for (auto& o : index_batch.keepalive) batch.keepalive.push_back(std::move(o));
+  batch.keepalive.push_back(arr);
+  batch.total += s.count;
+}
+
 /// One pyarrow.Array (not chunked) into batch segments, reading its buffers
 /// in place: validity bitmap, offsets and data, with every offset checked
 /// against the data buffer's size before anything is hashed.
-void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
+void add_arrow_array(key_batch& batch, nb::handle x, hash_spec spec, bool as_hashes) {
   nb::object arr = nb::borrow(x);
   nb::object type = arr.attr("type");
   std::string name = str_of(type);
   if (name.rfind("dictionary<", 0) == 0) {
-    arr = arr.attr("dictionary_decode")();
-    type = arr.attr("type");
-    name = str_of(type);
+    add_arrow_dictionary(batch, arr, spec, as_hashes);
+    return;
   }
   const std::size_t length = nb::len(arr);
   const auto offset = nb::cast<std::size_t>(arr.attr("offset"));
@@ -204,11 +311,11 @@ void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
     // Every key null: a zero validity bitmap; the keys read as one zero byte
     // each (and then dropped as nulls), so the buffer holds a byte per key.
     nb::object zeros = numpy().attr("zeros")(length + 8, "uint8");
-    const auto v = nb::cast<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(zeros);
+    const std::byte* v = buffer_bytes(zeros, false).data();
     s.kind = key_batch::layout::fixed;
     s.width = 1;
-    s.data = static_cast<const std::byte*>(v.data());
-    s.validity = static_cast<const std::uint8_t*>(v.data());
+    s.data = v;
+    s.validity = reinterpret_cast<const std::uint8_t*>(v);
     batch.segments.push_back(s);
     batch.keepalive.push_back(zeros);
     batch.total += length;
@@ -306,11 +413,11 @@ key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes) {
   if (is_numpy_array(x)) {
     add_numpy(batch, x, as_hashes);
     if (!batch.segments.empty()) return batch;
-  } else if (from_pyarrow(x) && nb::hasattr(x, "chunks") && nb::hasattr(x, "num_chunks")) {
-    for (nb::handle chunk : x.attr("chunks")) add_arrow_array(batch, chunk, as_hashes);
+  } else if (from_pyarrow(x) && has_attribute(x, "chunks") && has_attribute(x, "num_chunks")) {
+    for (nb::handle chunk : x.attr("chunks")) add_arrow_array(batch, chunk, spec, as_hashes);
     return batch;
-  } else if (from_pyarrow(x) && nb::hasattr(x, "buffers") && nb::hasattr(x, "offset")) {
-    add_arrow_array(batch, x, as_hashes);
+  } else if (from_pyarrow(x) && has_attribute(x, "buffers") && has_attribute(x, "offset")) {
+    add_arrow_array(batch, x, spec, as_hashes);
     return batch;
   }
   // Any other iterable: hash every key first, so a bad key fails before the

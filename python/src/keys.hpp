@@ -42,6 +42,7 @@ struct key_batch {
     varlen32,    ///< Arrow string/binary: int32 offsets[n + 1] into `data`
     varlen64,    ///< Arrow large_string/large_binary: int64 offsets
     bits,        ///< Arrow bool: bit i of `data` (from bit `bit_offset`) is key i, one byte 0/1
+    dictionary,  ///< Arrow dictionary: `width`-byte indices at `data` into dict_hashes (hashed once)
   };
   struct segment {
     layout kind = layout::fixed;
@@ -53,15 +54,27 @@ struct key_batch {
     std::size_t count = 0;              ///< keys in this segment (nulls included)
     const std::uint8_t* validity = nullptr;  ///< Arrow validity bitmap or nullptr (no nulls)
     std::size_t validity_offset = 0;    ///< bit offset into validity
+    // dictionary only: the dictionary's values hashed once (make_batch), one
+    // flag per value where the dictionary has nulls (else nullptr), and
+    // whether the indices are signed. Every valid index is in [0, dict_size)
+    // (checked by make_batch); a null slot's index is never read.
+    const std::uint64_t* dict_hashes = nullptr;
+    const std::uint8_t* dict_valid = nullptr;
+    std::size_t dict_size = 0;
+    bool index_signed = false;
   };
   std::vector<segment> segments;
   std::vector<std::uint64_t> owned_hashes;  ///< the iterable path hashes here first
+  /// Each dictionary segment's dict_hashes / dict_valid (moving the outer
+  /// vectors keeps the inner buffers where they are).
+  std::vector<std::vector<std::uint64_t>> owned_dictionary_hashes;
+  std::vector<std::vector<std::uint8_t>> owned_dictionary_valid;
   std::vector<nb::object> keepalive;
   std::size_t total = 0;                    ///< keys over all segments, nulls included
 
   [[nodiscard]] bool has_nulls() const noexcept {
     for (const auto& s : segments) {
-      if (s.validity != nullptr) return true;
+      if (s.validity != nullptr || s.dict_valid != nullptr) return true;
     }
     return false;
   }
@@ -70,7 +83,8 @@ struct key_batch {
 /// Describes `x` as a batch of keys for a filter hashing with `spec`:
 /// a NumPy array (numeric or bool, any byte order, made contiguous), a
 /// pyarrow Array or ChunkedArray (strings, binaries, integers, floats, bools,
-/// temporal and fixed-size binary types; dictionaries decoded), or any other
+/// temporal and fixed-size binary types; dictionaries of any of these: each
+/// dictionary value hashed once, each key its index's hash), or any other
 /// iterable of keys (hashed here, with the GIL held). `as_hashes` says that
 /// the array holds hashes already (add_hashes): it must then be integer.
 /// Throws nb::type_error for unsupported inputs; nothing is hashed into a
@@ -133,6 +147,25 @@ inline nb::list new_list() {
   if (l == nullptr) throw nb::python_error();
   return nb::steal<nb::list>(l);
 }
+
+/// The bytes of a C-contiguous buffer object (a NumPy array), read through
+/// the buffer protocol; `writable` asks for a writable one. Not
+/// nb::cast<nb::ndarray>: nanobind 3.1.0's array import allocates with its
+/// scoped_pymalloc, which ends the process on a failed allocation
+/// ("Critical nanobind error"; the fault loop found it). The span stays
+/// valid while `obj` lives (a NumPy array cannot be resized while referenced
+/// elsewhere, and the batch keeps it). Throws nb::python_error.
+std::span<std::byte> buffer_bytes(nb::handle obj, bool writable);
+
+/// A new NumPy bool array of n elements (numpy.empty) and its data, for a
+/// batch's answers that C++ fills, possibly without the GIL. Made with
+/// NumPy's own call, not nb::ndarray (whose export allocates with
+/// scoped_pymalloc, see buffer_bytes): a failed allocation is MemoryError.
+struct bool_output {
+  nb::object array;
+  bool* data;
+  explicit bool_output(std::size_t n);
+};
 
 /// The error for a validity problem etc. (bloomkit.InvalidArgumentError).
 [[noreturn]] void throw_invalid(const std::string& message);

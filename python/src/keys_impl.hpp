@@ -61,6 +61,31 @@ void hash_varlen(const std::byte* data, const Offset* offsets, std::size_t m, ha
   hash_strings(data, std::span<const Offset>(offsets, m + 1), spec, std::span<std::uint64_t>(out, m));
 }
 
+/// Dictionary keys [at, at + m) of `s`: hashes[j] is the hash of the
+/// dictionary value that key at + j's index names (I: the index type);
+/// valid[j] is cleared where that value is null. A null key's index is not
+/// read (it may be anything). Returns whether any dictionary value was null.
+template <class I>
+bool gather_dictionary(const key_batch::segment& s, std::size_t at, std::size_t m, bool has_valid,
+                       std::uint64_t* hashes, bool* valid) noexcept {
+  bool any_null = false;
+  for (std::size_t j = 0; j < m; ++j) {
+    if (has_valid && !valid[j]) {
+      hashes[j] = 0;
+      continue;
+    }
+    I index;
+    std::memcpy(&index, s.data + (at + j) * sizeof(I), sizeof index);
+    const auto i = static_cast<std::size_t>(index);
+    hashes[j] = s.dict_hashes[i];
+    if (s.dict_valid != nullptr && s.dict_valid[i] == 0) {
+      valid[j] = false;
+      any_null = true;
+    }
+  }
+  return any_null;
+}
+
 /// for_each_hash_chunk over one segment whose first key is key `first` of the batch.
 template <class Fn>
 void for_each_segment_chunk(const key_batch::segment& s, std::size_t first, hash_spec spec, Fn&& fn) {
@@ -75,12 +100,28 @@ void for_each_segment_chunk(const key_batch::segment& s, std::size_t first, hash
         any_null |= !valid[j];
       }
     }
-    const bool* flags = any_null ? valid.data() : nullptr;
     switch (s.kind) {
       case key_batch::layout::hashes: {
         const auto* h = reinterpret_cast<const std::uint64_t*>(s.data) + at;
-        fn(std::span<const std::uint64_t>(h, m), first + at, flags);
+        fn(std::span<const std::uint64_t>(h, m), first + at, any_null ? valid.data() : nullptr);
         continue;
+      }
+      case key_batch::layout::dictionary: {
+        const bool has_valid = s.validity != nullptr;
+        if (!has_valid && s.dict_valid != nullptr) std::fill_n(valid.data(), m, true);
+        bool dict_null = false;
+        switch (s.width * 2 + (s.index_signed ? 1 : 0)) {
+          case 2: dict_null = gather_dictionary<std::uint8_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+          case 3: dict_null = gather_dictionary<std::int8_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+          case 4: dict_null = gather_dictionary<std::uint16_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+          case 5: dict_null = gather_dictionary<std::int16_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+          case 8: dict_null = gather_dictionary<std::uint32_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+          case 9: dict_null = gather_dictionary<std::int32_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+          case 16: dict_null = gather_dictionary<std::uint64_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+          default: dict_null = gather_dictionary<std::int64_t>(s, at, m, has_valid, hashes.data(), valid.data()); break;
+        }
+        any_null |= dict_null;
+        break;
       }
       case key_batch::layout::fixed: {
         const std::byte* d = s.data + at * s.width;
@@ -108,7 +149,7 @@ void for_each_segment_chunk(const key_batch::segment& s, std::size_t first, hash
         }
         break;
     }
-    fn(std::span<const std::uint64_t>(hashes.data(), m), first + at, flags);
+    fn(std::span<const std::uint64_t>(hashes.data(), m), first + at, any_null ? valid.data() : nullptr);
   }
 }
 

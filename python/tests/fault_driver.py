@@ -205,11 +205,10 @@ def string_operations(workdir: pathlib.Path, shared: pathlib.Path | None) -> lis
     ops: list[Any] = []
     folder = workdir / ("strings" + LONG)
     folder.mkdir(parents=True, exist_ok=True)
-    # Sharding: kind names and shard paths through the extension's text. The manifest calls
-    # (read_manifest_json, ShardedFilter, make_manifest_json) are left out: the library's manifest
-    # JSON (include/bloomkit/sharding.hpp, nlohmann::json 3.11.2) ends the process on a failed
-    # allocation inside the JSON library itself (std::terminate, or its assert_invariant), which
-    # no binding can turn into an exception.
+    # Sharding: kind names and shard paths through the extension's text, and the manifest calls.
+    # The manifest JSON is read by nlohmann's SAX parser and written without its DOM
+    # (include/bloomkit/sharding.hpp, detail::manifest_sax): the DOM's noexcept destructor
+    # allocates, so a failed allocation there ended the process (std::terminate).
     params = sharding.plan("split-block", 1000, 0.01)
     layout = ext.ShardLayout(params["blocks"], 2)
     kind = sharding._shardable("split-block")
@@ -219,6 +218,29 @@ def string_operations(workdir: pathlib.Path, shared: pathlib.Path | None) -> lis
     ops.append(Text("sharding BlockShard.save", lambda: shard.save(shard_path), _json(entry), _json))
     ops.append(Raises("sharding shard_plan (unknown kind)", lambda: ext.shard_plan("no-such-kind" + LONG, 1000, 0.01),
                       bloomkit.Error))
+    shard1 = ext.BlockShard(kind, params, layout, 1)
+    entries = [entry, shard1.save(folder / ("shard1" + LONG + ".bkf"))]
+    text = ext.make_manifest_json(kind, params, layout, entries)
+    manifest = str(folder / ("filter" + LONG + ".manifest.json"))
+    ext.write_manifest_json(text, manifest)
+    whole = ext.ShardedFilter(manifest).gather_bytes()
+    ops.append(Text("sharding make_manifest_json", lambda: ext.make_manifest_json(kind, params, layout, entries),
+                    text.encode(), str.encode))
+    ops.append(Text("sharding read_manifest_json", lambda: ext.read_manifest_json(manifest), text.encode(), str.encode))
+    # A str path, and the file read back after the run (outside the armed window): pathlib's own
+    # __fspath__ / read_bytes lose a MemoryError under a failing malloc (CPython, not the extension).
+    copy = str(folder / ("copy" + LONG + ".manifest.json"))
+
+    def write_copy() -> str:
+        ext.write_manifest_json(text, copy)
+        return copy
+
+    ops.append(Text("sharding write_manifest_json", write_copy, text.encode(),
+                    lambda p: pathlib.Path(p).read_bytes()))
+    ops.append(Text("sharding ShardedFilter", lambda: ext.ShardedFilter(manifest), whole + text.encode(),
+                    lambda g: g.gather_bytes() + g.manifest_json.encode()))
+    ops.append(Raises("sharding write_manifest_json (corrupt)",
+                      lambda: ext.write_manifest_json(text.replace('"k": 8', '"k": 7' + " " * 40), copy), bloomkit.Error))
     # The JVM formats: load_jvm's path.
     spark = bloomkit.SparkBloom(1000, 0.01)
     spark.add("k")
@@ -233,10 +255,26 @@ def string_operations(workdir: pathlib.Path, shared: pathlib.Path | None) -> lis
     ops.append(Raises("merge with a long-named type", lambda: f.merge(odd), bloomkit.MismatchError))
     ops.append(Raises("add a key of a long-named type", lambda: f.add(odd), TypeError))
     ops.append(Raises("add_hashes of a long-named type", lambda: f.add_hashes([odd]), TypeError))
-    # Not here: add_many over an Arrow dictionary array (its type name is long). Decoding it calls
-    # pyarrow's dictionary_decode, whose Arrow C++ kernel lets a std::bad_alloc escape through
-    # pyarrow's GIL-free section (pyarrow 26.0.1): the exception reaches the caller without the
-    # GIL, which no binding can recover from.
+    # Arrow dictionary arrays (their type names are long): the dictionary is hashed once and each
+    # key gathered through its index (python/src/keys.cpp, add_arrow_dictionary), not decoded by
+    # pyarrow's dictionary_decode, which let a std::bad_alloc escape without the GIL (pyarrow 26.0.1).
+    import pyarrow as pa
+
+    strings = pa.array([f"value {i} " + LONG for i in range(40)] * 3).dictionary_encode()
+    ints = pa.chunked_array([pa.array([5, None, 7, 5] * 10, type=pa.int64()).dictionary_encode()] * 2)
+    for label, arr in (("string", strings), ("int, chunked, nulls", ints)):
+        g = bloomkit.BlockedBloom(1000, 0.01)
+        g.add_many(arr)
+
+        def add(arr=arr):
+            h = bloomkit.BlockedBloom(1000, 0.01)
+            h.add_many(arr)
+            return h
+
+        ops.append(Text(f"add_many over an Arrow dictionary array ({label})", add, g.to_bytes(), lambda r: r.to_bytes()))
+        ops.append(Text(f"may_contain_many over an Arrow dictionary array ({label})",
+                        lambda g=g, arr=arr: g.may_contain_many(arr), g.may_contain_many(arr).tobytes(),
+                        lambda r: r.tobytes()))
     if shared is not None:
         path = shared / "fixtures" / "parquet" / "pub_strings.parquet"
         values = ["a value longer than sixteen bytes" + LONG, b"bytes", 12345678901234567, 1.5]

@@ -79,7 +79,13 @@ def test_every_failing_call_ends_in_success_or_a_typed_error(shim, shared, tmp_p
     # process there before).
     strings = ("control: int() of a bad str", "sharding BlockShard.save", "sharding shard_plan (unknown kind)", "load_jvm", "merge with a long-named type",
                "add a key of a long-named type", "add_hashes of a long-named type",
-               "parquet probe (long str values)", "parquet read_filter (unknown long column name)")
+               "parquet probe (long str values)", "parquet read_filter (unknown long column name)",
+               "sharding make_manifest_json", "sharding read_manifest_json", "sharding write_manifest_json",
+               "sharding ShardedFilter", "sharding write_manifest_json (corrupt)",
+               "add_many over an Arrow dictionary array (string)",
+               "may_contain_many over an Arrow dictionary array (string)",
+               "add_many over an Arrow dictionary array (int, chunked, nulls)",
+               "may_contain_many over an Arrow dictionary array (int, chunked, nulls)")
     for name in strings:
         assert (name, "malloc") in fired, name
         assert under_asan or fired[(name, "malloc")] > 0, name
