@@ -113,6 +113,7 @@ struct kind_info<ribbon> {
   static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
     d["result_bits"] = p.result_bits;
+    d["layout"] = p.layout == ribbon_layout::bumped ? "bumped" : "standard";
     d["slots"] = p.slots;
     d["seed"] = p.seed;
     d["keys"] = p.keys;

@@ -20,6 +20,7 @@ KINDS = {
     "scalable": lambda keys, n, p, **h: _incremental(bloomkit.ScalableBloom, keys, n, p, **h),
     "binary-fuse": lambda keys, n, p, **h: bloomkit.BinaryFuse(keys, fpr=p, **h),
     "ribbon": lambda keys, n, p, **h: bloomkit.Ribbon(keys, fpr=p, **h),
+    "ribbon-bumped": lambda keys, n, p, **h: bloomkit.Ribbon(keys, fpr=p, layout="bumped", **h),
 }
 
 
@@ -55,8 +56,10 @@ def test_python_and_cli_write_the_same_bytes(cli, tmp_path, kind, fmt, rng):
         lines = [k.hex().encode() for k in keys]
     # Scalable: a capacity below the key count, so it grows past its first stage.
     capacity = n // 8 if kind == "scalable" else n
-    fpr = 0.01 if kind != "ribbon" else 0.003
-    cli_file = cli_build(cli, tmp_path, lines, kind, fmt, capacity, fpr)
+    fpr = 0.01 if not kind.startswith("ribbon") else 0.003
+    # "ribbon-bumped" is the CLI's ribbon kind with --layout bumped.
+    cli_kind, extra = ("ribbon", ["--layout", "bumped"]) if kind == "ribbon-bumped" else (kind, [])
+    cli_file = cli_build(cli, tmp_path, lines, cli_kind, fmt, capacity, fpr, extra)
     py = KINDS[kind](keys, capacity, fpr)
     assert py.to_bytes() == cli_file.read_bytes()
     py_file = tmp_path / "py.bkf"

@@ -64,6 +64,10 @@ def test_exact_parameters_out_of_range():
         bloomkit.Ribbon([1, 2], bits=17)
     with pytest.raises(bloomkit.InvalidArgumentError):
         bloomkit.Ribbon([1, 2], fpr=1e-9)
+    with pytest.raises(bloomkit.InvalidArgumentError, match="layout must be 'standard' or 'bumped'"):
+        bloomkit.Ribbon([1, 2], layout="homogeneous")
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.Ribbon.from_hashes([1, 2], layout="")
     with pytest.raises(bloomkit.InvalidArgumentError):
         bloomkit.SplitBlockBloom(10, hash="md5")
 
