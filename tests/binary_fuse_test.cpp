@@ -16,6 +16,7 @@
 
 namespace {
 
+using bloomkit::test::bool_buffer;
 using bloomkit::test::random_hashes;
 
 using bloomkit::binary_fuse16;
@@ -23,14 +24,6 @@ using bloomkit::binary_fuse8;
 using bloomkit::binary_fuse_options;
 using bloomkit::errc;
 using bloomkit::error;
-
-/// A bool buffer for may_contain_many (std::vector<bool> has no span).
-struct bool_buffer {
-  explicit bool_buffer(std::size_t n) : data(std::make_unique<bool[]>(n)), size(n) {}
-  std::span<bool> span() { return {data.get(), size}; }
-  std::unique_ptr<bool[]> data;
-  std::size_t size;
-};
 
 template <class Filter, std::uint32_t Arity>
 struct config {

@@ -26,6 +26,7 @@ using bloomkit::ribbon;
 using bloomkit::ribbon_layout;
 using bloomkit::ribbon_options;
 using bloomkit::test::error_code_of;
+using bloomkit::test::bool_buffer;
 using bloomkit::test::random_hashes;
 
 ribbon_options bumped(std::uint32_t r) {
@@ -34,14 +35,6 @@ ribbon_options bumped(std::uint32_t r) {
   o.layout = ribbon_layout::bumped;
   return o;
 }
-
-/// A bool buffer for may_contain_many (std::vector<bool> has no span).
-struct bool_buffer {
-  explicit bool_buffer(std::size_t n) : data(std::make_unique<bool[]>(n)), size(n) {}
-  std::span<bool> span() { return {data.get(), size}; }
-  std::unique_ptr<bool[]> data;
-  std::size_t size;
-};
 
 struct kernel_guard {
   ~kernel_guard() { bloomkit::reset_kernel(); }

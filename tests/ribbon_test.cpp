@@ -17,6 +17,7 @@
 
 namespace {
 
+using bloomkit::test::bool_buffer;
 using bloomkit::test::random_hashes;
 
 using bloomkit::errc;
@@ -29,14 +30,6 @@ ribbon_options with_bits(std::uint32_t r) {
   o.result_bits = r;
   return o;
 }
-
-/// A bool buffer for may_contain_many (std::vector<bool> has no span).
-struct bool_buffer {
-  explicit bool_buffer(std::size_t n) : data(std::make_unique<bool[]>(n)), size(n) {}
-  std::span<bool> span() { return {data.get(), size}; }
-  std::unique_ptr<bool[]> data;
-  std::size_t size;
-};
 
 void expect_no_false_negatives(const ribbon& filter, const std::vector<std::uint64_t>& hashes) {
   std::size_t misses = 0;

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -87,5 +89,13 @@ constexpr std::uint64_t scaled(std::uint64_t n, std::uint64_t factor = 10) {
 inline double binomial_tolerance(double p, double trials, double z = 5.0) {
   return z * std::sqrt(p * (1.0 - p) / trials);
 }
+
+/// A bool buffer for may_contain_many (std::vector<bool> has no span).
+struct bool_buffer {
+  explicit bool_buffer(std::size_t n) : data(std::make_unique<bool[]>(n)), size(n) {}
+  std::span<bool> span() { return {data.get(), size}; }
+  std::unique_ptr<bool[]> data;
+  std::size_t size;
+};
 
 }  // namespace bloomkit::test
