@@ -124,7 +124,9 @@ TEST(CliStatic, ErrorsAreClear) {
 // nothing written).
 TEST(CliStatic, RibbonLayoutBumped) {
   scratch_dir dir;
-  const std::uint64_t n = scaled(20000, 4);
+  // 20,000 keys in every build (not scaled down under the sanitizers): below
+  // about 2 * 10^4 keys the bumped layout's space is above 1.02 r (1.04 at 5,000).
+  const std::uint64_t n = 20000;
   write_file(dir / "keys.txt", numbered_keys("user-", 0, n));
   const auto built = run_cli({"build", "keys.txt", "-o", "b.bkf", "--kind", "ribbon", "--layout", "bumped", "--json"}, {}, dir);
   ASSERT_EQ(built.rc, 0) << built.err;
@@ -135,7 +137,7 @@ TEST(CliStatic, RibbonLayoutBumped) {
   ASSERT_EQ(standard.rc, 0) << standard.err;
   EXPECT_EQ(nlohmann::json::parse(standard.out)["layout"], "standard");
   EXPECT_LT(j["size_bytes"].get<double>(), nlohmann::json::parse(standard.out)["size_bytes"].get<double>());
-  EXPECT_LE(j["bits_per_key"].get<double>() / 7.0, 1.03);  // 1.03 also at the sanitizers' 5000 keys
+  EXPECT_LE(j["bits_per_key"].get<double>() / 7.0, 1.03);
 
   const auto present = run_cli({"query", "b.bkf", "-i", "keys.txt"}, {}, dir);
   ASSERT_EQ(present.rc, 0) << present.err;
