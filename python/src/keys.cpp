@@ -2,7 +2,6 @@
 // _hash_key / _hash_keys, the hashing the public bloomkit.hash_key(s) wrap.
 #include "keys.hpp"
 
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/string_view.h>
 
 #include <algorithm>
@@ -175,6 +174,77 @@ std::span<std::byte> buffer_bytes(nb::handle obj, bool writable) {
 
 bool_output::bool_output(std::size_t n) : array(numpy().attr("empty")(n, "bool")) {
   data = reinterpret_cast<bool*>(buffer_bytes(array, true).data());
+}
+
+array_output::array_output(std::size_t n, const char* dtype) : array(numpy().attr("empty")(n, dtype)) {
+  data = buffer_bytes(array, true).data();
+}
+
+namespace {
+
+/// Py_TYPE(x) is NumPy's own (its __module__ starts with "numpy"), the
+/// arrays nanobind's caster converted (nb_ndarray.cpp, detect_framework).
+bool numpy_framework(nb::handle x) {
+  const nb::handle type(reinterpret_cast<PyObject*>(Py_TYPE(x.ptr())));
+  if (!has_attribute(type, "__module__")) return false;
+  return str_of(type.attr("__module__")).rfind("numpy", 0) == 0;
+}
+
+[[noreturn]] void refuse_array(const char* what, const char* dtype) {
+  throw nb::type_error((std::string(what) + " must be a 1-D array of " + dtype +
+                        " (a NumPy array of bool, integers or reals is converted)")
+                           .c_str());
+}
+
+}  // namespace
+
+array_input array_argument(nb::handle obj, const char* dtype, const char* formats, std::size_t itemsize,
+                           const char* what) {
+  nb::object source = nb::borrow(obj);
+  const bool numpy_array = is_numpy_array(obj);
+  if (numpy_array && numpy_framework(obj)) {
+    if (nb::cast<int>(source.attr("ndim")) != 1) refuse_array(what, dtype);
+    nb::object have = source.attr("dtype");
+    const std::string kind = utf8_string(have.attr("kind"));
+    const auto size = nb::cast<std::size_t>(have.attr("itemsize"));
+    const std::string order = utf8_string(have.attr("byteorder"));
+    // What DLPack or the buffer protocol export, and so what nanobind could
+    // read and then convert: no byte-swapped, complex, object, text, time or
+    // long double arrays.
+    const bool readable = (kind == "b" || kind == "i" || kind == "u" || (kind == "f" && size <= 8)) && order != ">";
+    if (!readable) refuse_array(what, dtype);
+    const bool exact = utf8_string(have.attr("name")) == dtype;
+    if (!exact || !nb::cast<bool>(source.attr("flags").attr("c_contiguous"))) {
+      source = source.attr("astype")(dtype, "C");
+    }
+  } else if (!numpy_array && PyObject_CheckBuffer(obj.ptr()) == 0) {
+    if (!has_attribute(obj, "__dlpack__")) refuse_array(what, dtype);
+    try {
+      source = numpy().attr("from_dlpack")(obj);
+    } catch (nb::python_error& e) {
+      if (e.matches(PyExc_MemoryError)) throw;
+      refuse_array(what, dtype);
+    }
+    if (utf8_string(source.attr("dtype").attr("name")) != dtype) refuse_array(what, dtype);
+  }
+  // A memoryview holds the export for as long as it lives: the bytes stay.
+  PyObject* view = PyMemoryView_FromObject(source.ptr());
+  if (view == nullptr) {
+    if (PyErr_ExceptionMatches(PyExc_MemoryError) != 0) throw nb::python_error();
+    PyErr_Clear();
+    refuse_array(what, dtype);
+  }
+  nb::object owner = nb::steal(view);
+  const Py_buffer* b = PyMemoryView_GET_BUFFER(view);
+  std::string_view format = b->format != nullptr ? b->format : "B";
+  if (!format.empty() && (format[0] == '@' || format[0] == '=' || format[0] == '<')) format.remove_prefix(1);
+  const bool format_ok = format.size() == 1 && std::string_view(formats).find(format[0]) != std::string_view::npos;
+  if (b->ndim != 1 || !format_ok || static_cast<std::size_t>(b->itemsize) != itemsize ||
+      PyBuffer_IsContiguous(b, 'C') == 0) {
+    refuse_array(what, dtype);
+  }
+  return {std::move(owner),
+          {static_cast<const std::byte*>(b->buf), static_cast<std::size_t>(b->len)}};
 }
 
 namespace {
@@ -479,15 +549,15 @@ void bind_keys(nb::module_& m) {
         if (batch.has_nulls()) {
           throw_invalid("hash_keys: the Arrow array has nulls, which are not keys; drop them first (arr.drop_null())");
         }
-        auto* out = new std::uint64_t[batch.total];
-        nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::uint64_t*>(p); });
+        array_output result(batch.total, "uint64");
+        auto* out = reinterpret_cast<std::uint64_t*>(result.data);
         {
           nb::gil_scoped_release release;
           for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool*) {
             std::memcpy(out + first, h.data(), h.size() * sizeof(std::uint64_t));
           });
         }
-        return nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<1>>(out, {batch.total}, owner);
+        return result.array;
       },
       "keys"_a, "algorithm"_a, "seed"_a, "The 64-bit hashes of a batch of keys under (algorithm, seed), as uint64.");
 }

@@ -167,6 +167,63 @@ struct bool_output {
   explicit bool_output(std::size_t n);
 };
 
+/// A new 1-D NumPy array of n elements of `dtype` (numpy.empty) and its
+/// data, for results C++ fills (bool_output's reason: not nb::ndarray).
+struct array_output {
+  nb::object array;
+  std::byte* data;
+  array_output(std::size_t n, const char* dtype);
+};
+
+/// The bytes of a 1-D array argument of one element type, with the object
+/// that keeps them alive and in place (a memoryview holding the buffer
+/// export, so nothing can resize or free them while the GIL is released).
+/// Accepts what nanobind's nb::ndarray<const T, ndim<1>, c_contig> caster
+/// accepted (python/tests/test_array_args.py pins it), without its
+/// allocations that end the process (buffer_bytes' reason):
+///   - a NumPy array (a type of the numpy package) of one dimension and a
+///     bool, integer or real dtype (float16/32/64) in native byte order,
+///     converted as arr.astype(dtype, order="C") when its dtype or layout
+///     differs;
+///   - any other buffer of one dimension, C-contiguous, whose format is one
+///     of `formats` ("QL" for uint64) and whose items are `itemsize` bytes;
+///   - any other DLPack exporter (pyarrow) whose array has exactly `dtype`.
+/// Anything else is TypeError naming `what`; a failed allocation is
+/// MemoryError. Needs the GIL.
+struct array_input {
+  nb::object owner;
+  std::span<const std::byte> bytes;
+};
+array_input array_argument(nb::handle obj, const char* dtype, const char* formats, std::size_t itemsize,
+                           const char* what);
+
+/// array_argument for uint64 hashes, int64 positions and bool answers.
+struct u64_array {
+  nb::object owner;
+  std::span<const std::uint64_t> values;
+};
+struct i64_array {
+  nb::object owner;
+  std::span<const std::int64_t> values;
+};
+struct bool_array {
+  nb::object owner;
+  std::span<const bool> values;
+};
+inline u64_array uint64_argument(nb::handle obj, const char* what) {
+  array_input a = array_argument(obj, "uint64", "QL", 8, what);
+  return {std::move(a.owner), {reinterpret_cast<const std::uint64_t*>(a.bytes.data()), a.bytes.size() / 8}};
+}
+inline i64_array int64_argument(nb::handle obj, const char* what) {
+  array_input a = array_argument(obj, "int64", "ql", 8, what);
+  return {std::move(a.owner), {reinterpret_cast<const std::int64_t*>(a.bytes.data()), a.bytes.size() / 8}};
+}
+inline bool_array bool_argument(nb::handle obj, const char* what) {
+  static_assert(sizeof(bool) == 1);
+  array_input a = array_argument(obj, "bool", "?", 1, what);
+  return {std::move(a.owner), {reinterpret_cast<const bool*>(a.bytes.data()), a.bytes.size()}};
+}
+
 /// The error for a validity problem etc. (bloomkit.InvalidArgumentError).
 [[noreturn]] void throw_invalid(const std::string& message);
 

@@ -9,7 +9,6 @@
 // filter of the same parameters, so the Python filter classes and these
 // shards agree bit for bit (tested in python/tests/test_sharding.py).
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
@@ -17,6 +16,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,30 +33,29 @@ namespace {
 
 using split_policy = split_block_bloom::policy;
 using blocked_policy = blocked_bloom::policy;
-using hashes_in = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-/// A NumPy array that owns `values` (moved to the heap, freed with the array).
+/// The uint64 hashes of an argument (keys.hpp, uint64_argument: what
+/// nb::ndarray<const std::uint64_t, ...> took, without its aborting import).
+u64_array hashes_in(nb::handle h) { return uint64_argument(h, "hashes"); }
+
+/// A new NumPy array (numpy.empty, not nb::ndarray's aborting export) holding `values`.
 template <class T>
-nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(std::vector<T>&& values) {
-  auto* owned = new std::vector<T>(std::move(values));  // owned by the capsule below
-  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->data(), {owned->size()}, owner);
+nb::object to_numpy(const std::vector<T>& values, const char* dtype) {
+  array_output out(values.size(), dtype);
+  if (!values.empty()) std::memcpy(out.data, values.data(), values.size() * sizeof(T));
+  return out.array;
 }
 
-/// A NumPy bool array of n answers filled by fill(bool*).
+/// A NumPy bool array of n answers filled by fill(bool*), the GIL released.
 template <class Fill>
-nb::ndarray<nb::numpy, bool, nb::ndim<1>> answers(std::size_t n, Fill&& fill) {
-  auto owned = std::make_unique<bool[]>(n);  // released to the capsule below
+nb::object answers(std::size_t n, Fill&& fill) {
+  bool_output out(n);
   {
     nb::gil_scoped_release unlocked;
-    fill(owned.get());
+    fill(out.data);
   }
-  bool* data = owned.release();
-  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
-  return nb::ndarray<nb::numpy, bool, nb::ndim<1>>(data, {n}, owner);
+  return out.array;
 }
-
-std::span<const std::uint64_t> span_of(const hashes_in& h) { return {h.data(), h.shape(0)}; }
 
 /// "split-block" / "split_block_bloom" -> split; "blocked" / "blocked_bloom" -> blocked.
 bool is_split_kind(std::string_view kind) {
@@ -109,13 +108,15 @@ class any_shard {
   any_shard(std::string_view kind, const nb::dict& whole, const shard_layout& layout, std::uint32_t s)
       : shard_(make(kind, params_from(whole), layout, s)) {}
 
-  void add_hashes(const hashes_in& h) {
-    const auto hashes = span_of(h);
+  void add_hashes(nb::handle h) {
+    const u64_array in = hashes_in(h);
+    const auto hashes = in.values;
     nb::gil_scoped_release unlocked;
     std::visit([&](auto& shard) { shard.insert_many(hashes); }, shard_);
   }
-  nb::ndarray<nb::numpy, bool, nb::ndim<1>> may_contain_hashes(const hashes_in& h) const {
-    const auto hashes = span_of(h);
+  [[nodiscard]] nb::object may_contain_hashes(nb::handle h) const {
+    const u64_array in = hashes_in(h);
+    const auto hashes = in.values;
     return answers(hashes.size(), [&](bool* out) {
       std::visit([&](const auto& shard) { shard.may_contain_many(hashes, std::span<bool>(out, hashes.size())); },
                  shard_);
@@ -184,8 +185,9 @@ class any_sharded {
  public:
   explicit any_sharded(const std::string& manifest_path) : filter_(open(manifest_path)) {}
 
-  nb::ndarray<nb::numpy, bool, nb::ndim<1>> may_contain_hashes(const hashes_in& h) const {
-    const auto hashes = span_of(h);
+  [[nodiscard]] nb::object may_contain_hashes(nb::handle h) const {
+    const u64_array in = hashes_in(h);
+    const auto hashes = in.values;
     return answers(hashes.size(), [&](bool* out) {
       std::visit([&](const auto& f) { f.may_contain_many(hashes, std::span<bool>(out, hashes.size())); }, filter_);
     });
@@ -231,13 +233,15 @@ void bind_sharding(nb::module_& m) {
       .def("block_count", &shard_layout::block_count, nb::arg("shard"))
       .def(
           "shard_of_hashes",
-          [](const shard_layout& layout, const hashes_in& h) {
-            std::vector<std::uint32_t> out(h.shape(0));
+          [](const shard_layout& layout, nb::handle h) {
+            const u64_array in = hashes_in(h);
+            array_output out(in.values.size(), "uint32");
             {
               nb::gil_scoped_release unlocked;
-              layout.shards_of(span_of(h), out);
+              layout.shards_of(in.values,
+                               std::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(out.data), in.values.size()));
             }
-            return to_numpy(std::move(out));
+            return out.array;
           },
           nb::arg("hashes"), "The shard of each hash (uint64 array -> uint32 array).")
       .def("__eq__", [](const shard_layout& a, const shard_layout& b) { return a == b; })
@@ -247,16 +251,17 @@ void bind_sharding(nb::module_& m) {
 
   m.def(
       "route",
-      [](const shard_layout& layout, const hashes_in& h) {
+      [](const shard_layout& layout, nb::handle h) {
+        const u64_array in = hashes_in(h);
         shard_routing r;
         {
           nb::gil_scoped_release unlocked;
-          r = route(layout, span_of(h));
+          r = route(layout, in.values);
         }
         std::vector<std::int64_t> offsets(r.offsets.begin(), r.offsets.end());
         std::vector<std::int64_t> positions(r.positions.begin(), r.positions.end());
-        return nb::make_tuple(to_numpy(std::move(r.hashes)), to_numpy(std::move(positions)),
-                              to_numpy(std::move(offsets)));
+        return nb::make_tuple(to_numpy(r.hashes, "uint64"), to_numpy(positions, "int64"),
+                              to_numpy(offsets, "int64"));
       },
       nb::arg("layout"), nb::arg("hashes"),
       "Groups hashes by shard: (grouped uint64, positions int64, offsets int64 of length shards + 1);\n"
@@ -264,12 +269,15 @@ void bind_sharding(nb::module_& m) {
 
   m.def(
       "reassemble",
-      [](nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> positions,
-         nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> grouped) {
-        const std::size_t n = positions.shape(0);
-        if (grouped.shape(0) != n) throw error(errc::invalid_argument, "reassemble: as many answers as positions are needed");
-        const std::int64_t* pos = positions.data();
-        const bool* g = grouped.data();
+      [](nb::handle positions_arg, nb::handle grouped_arg) {
+        const i64_array positions = int64_argument(positions_arg, "positions");
+        const bool_array grouped = bool_argument(grouped_arg, "grouped");
+        const std::size_t n = positions.values.size();
+        if (grouped.values.size() != n) {
+          throw error(errc::invalid_argument, "reassemble: as many answers as positions are needed");
+        }
+        const std::int64_t* pos = positions.values.data();
+        const bool* g = grouped.values.data();
         for (std::size_t j = 0; j < n; ++j) {
           if (pos[j] < 0 || static_cast<std::size_t>(pos[j]) >= n) {
             throw error(errc::invalid_argument, "reassemble: a position is out of range");

@@ -55,8 +55,7 @@ void require_time_window(const X& f, const char* call) {
 /// key) or a 1-D array-like of non-negative integers, one per key.
 struct batch_times {
   std::optional<std::uint64_t> single;
-  nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig> many;
-  nb::object keepalive;
+  u64_array many;
 
   batch_times(nb::handle times, std::size_t keys) {
     if (PyLong_Check(times.ptr())) {
@@ -79,10 +78,9 @@ struct batch_times {
     if (kind == "i" && size != 0 && nb::cast<long long>(nb::int_(array.attr("min")())) < 0) {
       throw_invalid("add_many_at: times must be non-negative");
     }
-    keepalive = np.attr("ascontiguousarray")(array, "dtype"_a = "uint64");
-    many = nb::cast<nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig>>(keepalive);
+    many = uint64_argument(np.attr("ascontiguousarray")(array, "dtype"_a = "uint64"), "times");
   }
-  [[nodiscard]] std::uint64_t at(std::size_t i) const { return single ? *single : many.data()[i]; }
+  [[nodiscard]] std::uint64_t at(std::size_t i) const { return single ? *single : many.values[i]; }
 };
 
 /// may_contain_at over a batch (Arrow nulls answer False), the GIL released.

@@ -45,6 +45,8 @@ import pickle
 import sys
 from typing import Any, Callable
 
+import numpy as np
+
 import bloomkit
 
 # The shim's in-process controls: a preloaded library's symbols are global.
@@ -239,6 +241,47 @@ def string_operations(workdir: pathlib.Path, shared: pathlib.Path | None) -> lis
                     lambda p: pathlib.Path(p).read_bytes()))
     ops.append(Text("sharding ShardedFilter", lambda: ext.ShardedFilter(manifest), whole + text.encode(),
                     lambda g: g.gather_bytes() + g.manifest_json.encode()))
+    # The sharding calls' arrays in and out and _hash_keys' result: read
+    # through the buffer protocol (converted by NumPy when the dtype differs) and made by
+    # numpy.empty, not nb::ndarray, whose import and export end the process on a failed
+    # allocation (nanobind 3.1.0; python/src/keys.hpp, array_argument / array_output).
+    # (AgePartitionedBloom.add_many_at's times take the same route but are left out: its int64
+    # check calls numpy's min(), which under a failed malloc returns NULL without an exception,
+    # NumPy's SystemError, not ours, and its ~43,000 allocations would make the loop 6 minutes.)
+    hashes = np.arange(1, 200, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    signed = hashes.view(np.int64)  # converted by the argument (astype), as nb::ndarray did
+    sharded = ext.ShardedFilter(manifest)
+    one = ext.BlockShard(kind, params, ext.ShardLayout(params["blocks"], 1), 0)  # every hash routes to it
+    one.add_hashes(hashes[::3].copy())
+    grouped, positions, _ = ext.route(layout, hashes)
+    arrays = lambda r: b"".join(np.ascontiguousarray(a).tobytes() for a in (r if isinstance(r, tuple) else (r,)))  # noqa: E731
+    for label, h in (("uint64", hashes), ("int64, converted", signed)):
+        ops.append(Text(f"sharding ShardLayout.shard_of_hashes ({label})", lambda h=h: layout.shard_of_hashes(h),
+                        arrays(layout.shard_of_hashes(hashes)), arrays))
+        ops.append(Text(f"sharding route ({label})", lambda h=h: ext.route(layout, h), arrays(ext.route(layout, hashes)),
+                        arrays))
+        ops.append(Text(f"sharding ShardedFilter.may_contain_hashes ({label})", lambda h=h: sharded.may_contain_hashes(h),
+                        arrays(sharded.may_contain_hashes(hashes)), arrays))
+        ops.append(Text(f"sharding BlockShard.may_contain_hashes ({label})", lambda h=h: one.may_contain_hashes(h),
+                        arrays(one.may_contain_hashes(hashes)), arrays))
+
+        def shard_add(h=h):
+            s = ext.BlockShard(kind, params, ext.ShardLayout(params["blocks"], 1), 0)
+            s.add_hashes(h)
+            return s
+
+        want_shard = shard_add(hashes).may_contain_hashes(hashes)
+        ops.append(Text(f"sharding BlockShard.add_hashes ({label})", shard_add, arrays(want_shard),
+                        lambda s: arrays(s.may_contain_hashes(hashes))))
+    answers = one.may_contain_hashes(grouped)
+    ops.append(Text("sharding reassemble", lambda: ext.reassemble(positions, answers),
+                    arrays(ext.reassemble(positions, answers)), arrays))
+    ops.append(Text("sharding reassemble (int32 positions, uint8 answers, converted)",
+                    lambda: ext.reassemble(positions.astype(np.int32), answers.astype(np.uint8)),
+                    arrays(ext.reassemble(positions, answers)), arrays))
+    keys = [f"key {i}" + LONG for i in range(50)]
+    ops.append(Text("_hash_keys", lambda: ext._hash_keys(keys, "xxh3_64", 0), arrays(ext._hash_keys(keys, "xxh3_64", 0)),
+                    arrays))
     ops.append(Raises("sharding write_manifest_json (corrupt)",
                       lambda: ext.write_manifest_json(text.replace('"k": 8', '"k": 7' + " " * 40), copy), bloomkit.Error))
     # The JVM formats: load_jvm's path.

@@ -85,7 +85,13 @@ def test_every_failing_call_ends_in_success_or_a_typed_error(shim, shared, tmp_p
                "add_many over an Arrow dictionary array (string)",
                "may_contain_many over an Arrow dictionary array (string)",
                "add_many over an Arrow dictionary array (int, chunked, nulls)",
-               "may_contain_many over an Arrow dictionary array (int, chunked, nulls)")
+               "may_contain_many over an Arrow dictionary array (int, chunked, nulls)",
+               # The array arguments and results off nb::ndarray (python/src/keys.hpp, array_argument).
+               *(f"sharding {call} ({label})" for label in ("uint64", "int64, converted")
+                 for call in ("ShardLayout.shard_of_hashes", "route", "ShardedFilter.may_contain_hashes",
+                              "BlockShard.may_contain_hashes", "BlockShard.add_hashes")),
+               "sharding reassemble", "sharding reassemble (int32 positions, uint8 answers, converted)",
+               "_hash_keys")
     for name in strings:
         assert (name, "malloc") in fired, name
         assert under_asan or fired[(name, "malloc")] > 0, name
