@@ -55,6 +55,10 @@ TEST(CliFullStdout, EveryCommandChecksItsOutput) {
     const auto r = run_shell(command + " > /dev/full", dir);
     EXPECT_NE(r.rc, 0) << "a lost output must not look like success";
     EXPECT_NE(r.err.find("cannot write to stdout"), std::string::npos) << r.err;
+    // One failure, one message: the flush at exit adds no second line.
+    std::size_t lines = 0;
+    for (std::size_t at = r.err.find("bloomkit: "); at != std::string::npos; at = r.err.find("bloomkit: ", at + 1)) ++lines;
+    EXPECT_EQ(lines, 1u) << r.err;
   }
   // build and merge with --json: the summary is printed before the commit,
   // so a lost summary leaves no output file (non-zero exit: nothing changed).

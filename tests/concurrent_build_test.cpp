@@ -36,8 +36,26 @@ TYPED_TEST(concurrent_build, tuned_parallel_insert_is_bit_identical) {
     for (const std::size_t round : {std::size_t{1000}, std::size_t{4099}, n + 1}) {
       TypeParam parallel = make_filter<TypeParam>(n);
       detail::parallel_build_access::insert(parallel, n, [&](std::size_t i) { return keys[i]; }, threads,
-                                            detail::parallel_tuning{round, 1});
+                                            detail::parallel_tuning{round, 1, 333});
       ASSERT_EQ(words_of(parallel), words_of(sequential)) << threads << " threads, rounds of " << round;
+      ASSERT_EQ(parallel.inserted(), n);
+    }
+  }
+}
+
+// Prehashed input is scanned in place; chunks of 1, 999 and more than the
+// input reach the chunk boundaries (a chunk keeping nothing, one key, all).
+TYPED_TEST(concurrent_build, tuned_in_place_scan_is_bit_identical) {
+  const std::size_t n = test::scaled(30000, 6);
+  const auto keys = random_hashes(n, 27);
+  TypeParam sequential = make_filter<TypeParam>(n);
+  sequential.insert_many(keys);
+  for (const unsigned threads : {2u, 3u, 8u}) {
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{999}, n + 5}) {
+      TypeParam parallel = make_filter<TypeParam>(n);
+      detail::parallel_build_access::insert_hashes(parallel, keys.data(), n, threads,
+                                                   detail::parallel_tuning{1000, 1, chunk});
+      ASSERT_EQ(words_of(parallel), words_of(sequential)) << threads << " threads, chunks of " << chunk;
       ASSERT_EQ(parallel.inserted(), n);
     }
   }
@@ -126,25 +144,19 @@ TEST(concurrent_build_edges, zero_threads_is_invalid_argument) {
   EXPECT_EQ(f.inserted(), 0u);
 }
 
-// The owner map gives every unit one owner in [0, parts), monotonic (so
-// contiguous ranges), first unit to part 0 and last to the last part.
-TEST(concurrent_build_edges, unit_owner_partitions_contiguously) {
+// The ranges partition the units: part 0 starts at unit 0, each part starts
+// where the previous one ended, the last one ends at `units`, and none is
+// empty when there are no more parts than units.
+TEST(concurrent_build_edges, unit_ranges_partition_contiguously) {
   for (const std::uint64_t units : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{1000},
-                                    std::uint64_t{1} << 32, (std::uint64_t{1} << 57) + 3}) {
+                                    std::uint64_t{1} << 32, (std::uint64_t{1} << 57) + 3, ~std::uint64_t{0}}) {
     for (const unsigned parts : {1u, 2u, 3u, 7u, 64u}) {
       if (parts > units) continue;  // parallel_parts never asks for more parts than units
-      const detail::unit_owner owner(units, parts);
-      EXPECT_EQ(owner(0), 0u);
-      EXPECT_EQ(owner(units - 1), parts - 1) << units << " units, " << parts << " parts";
-      if (units <= 100000) {
-        unsigned last = 0;
-        for (std::uint64_t u = 0; u < units; ++u) {
-          const unsigned p = owner(u);
-          ASSERT_LT(p, parts);
-          ASSERT_GE(p, last);
-          ASSERT_LE(p, last + 1);
-          last = p;
-        }
+      EXPECT_EQ(detail::unit_range_begin(units, parts, 0), 0u);
+      EXPECT_EQ(detail::unit_range_begin(units, parts, parts), units) << units << " units, " << parts << " parts";
+      for (unsigned p = 0; p < parts; ++p) {
+        ASSERT_LT(detail::unit_range_begin(units, parts, p), detail::unit_range_begin(units, parts, p + 1))
+            << units << " units, part " << p << " of " << parts;
       }
     }
   }

@@ -478,7 +478,9 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
     std::vector<std::uint64_t>().swap(xors);
     std::vector<std::uint32_t>().swap(alone);
 
-    std::vector<F> fingerprints(slots, F{0});
+    // vector_or_fail: the typed out-of-memory error, and huge pages for a
+    // large array (its lookups probe three random lines each).
+    auto fingerprints = detail::vector_or_fail<F>(slots, F{0}, "building a binary_fuse (fingerprints)");
     for (std::size_t i = n; i-- > 0;) {
       const std::uint64_t h = keys[i];
       detail::fuse_positions(h, arity, segment_length, span_length, p);

@@ -289,34 +289,39 @@ inline void xxh64_strings_left_out(const std::byte* data, const O* offsets, std:
   }
 }
 
-/// hash_strings_scalar with XXH64, sixteen strings (two groups of eight)
-/// per step (see the top of this file for which strings go to the scalar
-/// XXH64 instead).
+/// Strings i .. i + 8G - 1 through the lanes (G groups of eight), the ones
+/// the lanes leave out through the scalar XXH64.
+template <int G, string_offset O>
+BLOOMKIT_TARGET_AVX512 inline void xxh64_string_groups(const std::byte* data, const O* offsets, std::size_t i,
+                                                       std::uint64_t seed, std::uint64_t* out) noexcept {
+  __m512i begin[G], len[G], h[G];
+  __mmask8 live[G];
+  unsigned all_live = 0xff;
+  for (int g = 0; g < G; ++g) {
+    live[g] = load_string_group(offsets + i + 8 * g, begin[g], len[g]);
+    all_live &= live[g];
+  }
+  xxh64_short_strings<G>(data, begin, len, live, seed, h);
+  for (int g = 0; g < G; ++g) _mm512_mask_storeu_epi64(out + i + 8 * g, live[g], h[g]);
+  if (all_live != 0xff) [[unlikely]] {
+    for (int g = 0; g < G; ++g) xxh64_strings_left_out(data, offsets, i + 8 * g, live[g], seed, out);
+  }
+}
+
+/// hash_strings_scalar with XXH64, 32 strings (four groups of eight) per
+/// step (see the top of this file for which strings go to the scalar XXH64
+/// instead). Why four: a string of 17-31 bytes puts about a dozen dependent
+/// vpmullq (15 cycles each) on its lane's chain, so the step is bound by
+/// latency until enough independent groups share it; for 19-byte keys, two
+/// groups took 4.3-4.6 ns a key, four 3.4-3.9, six and eight 3.6-4.7 (best
+/// of 7 over 10^6 decimal strings of 17-19 bytes, three runs in one process,
+/// the idle 2-vCPU Xeon of BENCHMARKS.md; scalar XXH64 took 11-13 there).
 template <string_offset O>
 BLOOMKIT_TARGET_AVX512 void xxh64_strings_avx512(const std::byte* data, const O* offsets, std::size_t n,
                                                  std::uint64_t seed, std::uint64_t* out) noexcept {
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m512i begin[2], len[2], h[2];
-    __mmask8 live[2];
-    live[0] = load_string_group(offsets + i, begin[0], len[0]);
-    live[1] = load_string_group(offsets + i + 8, begin[1], len[1]);
-    xxh64_short_strings<2>(data, begin, len, live, seed, h);
-    _mm512_mask_storeu_epi64(out + i, live[0], h[0]);
-    _mm512_mask_storeu_epi64(out + i + 8, live[1], h[1]);
-    if ((live[0] & live[1]) != 0xff) [[unlikely]] {
-      xxh64_strings_left_out(data, offsets, i, live[0], seed, out);
-      xxh64_strings_left_out(data, offsets, i + 8, live[1], seed, out);
-    }
-  }
-  for (; i + 8 <= n; i += 8) {
-    __m512i begin[1], len[1], h[1];
-    __mmask8 live[1];
-    live[0] = load_string_group(offsets + i, begin[0], len[0]);
-    xxh64_short_strings<1>(data, begin, len, live, seed, h);
-    _mm512_mask_storeu_epi64(out + i, live[0], h[0]);
-    xxh64_strings_left_out(data, offsets, i, live[0], seed, out);
-  }
+  for (; i + 32 <= n; i += 32) xxh64_string_groups<4>(data, offsets, i, seed, out);
+  for (; i + 8 <= n; i += 8) xxh64_string_groups<1>(data, offsets, i, seed, out);
   for (; i < n; ++i) out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), seed);
 }
 

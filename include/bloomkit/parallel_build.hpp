@@ -2,33 +2,38 @@
 // atomics: insert_parallel (into an existing filter) and build_parallel (a
 // new filter from all hashes; build_keys_parallel from keys).
 //
-// Partition by address, then write without contention. A filter's words are
-// split into `threads` contiguous ranges, range p owned by thread p. Each
-// round of the input goes through two phases:
+// Partition by address, then write without contention. A filter's units
+// (blocks for blocked_bloom / split_block_bloom, 64-bit words for
+// standard_bloom) are split into `threads` contiguous ranges, range p owned
+// by thread p. Every thread reads the whole input, a chunk at a time, keeps
+// what falls into its own range (a block filter's key touches one block, so
+// one range; standard_bloom's k probes spread over the array, so each probe
+// is kept by the owner of its word) in a small buffer that stays in L1/L2,
+// and runs the plain (SIMD, prefetch-pipelined) kernel over that buffer. Only
+// thread p writes range p, so the writes need no atomics and no two cores
+// fight over a cache line except at the two ends of a range.
 //
-//   1. scatter: thread t takes a contiguous slice of the input, hashes the
-//      keys (when given keys), computes what each key will touch (its block
-//      for blocked_bloom / split_block_bloom, which is ONE word range since a
-//      key sets bits in one block; its k bit indices for standard_bloom,
-//      whose probes spread over the whole array) and appends it to bucket
-//      (t, owner). Sequential writes only.
-//   2. apply: thread p runs the plain (SIMD, prefetch-pipelined) kernel over
-//      buckets (0, p), (1, p), ... Only thread p writes range p, so the
-//      writes need no atomics and no two cores fight over a cache line
-//      except at the two ends of a range.
+// Why every thread scans everything rather than scattering once into
+// per-owner buckets (this header's first design): the scatter wrote and read
+// 8 bytes a key (k x 8 for standard_bloom) through memory in a second phase,
+// and on the 2-vCPU machine of BENCHMARKS.md that pass cost more than the
+// second thread saved: 2 threads ran slower than 1 even on the idle machine.
+// The scan reads the input sequentially, T times in all, at about a
+// nanosecond a key with a branch-free keep/skip, against the 5-25 ns a key of
+// random writes that it divides by T. At many threads the repeated scan would
+// dominate; a filter build is memory-bound well before that.
 //
 // Setting bits is an OR, which is commutative and idempotent, so the words
 // after a parallel build are bit-identical to a sequential insert_many of the
 // same hashes: the order in which a word receives its bits does not matter.
 // inserted() grows by the number of hashes, once, after the threads joined.
 //
-// Rounds bound the extra memory: parallel_round_keys hashes per round (8
-// bytes each in the buckets, k x 8 for standard_bloom's bit indices), about
-// 32 MiB, whatever the input size.
+// Keys (rather than hashes) are hashed once, in parallel, into a buffer of up
+// to parallel_round_keys hashes (32 MiB) per round, which the threads then
+// scan; prehashed input is scanned in place, with no extra memory.
 //
 // Compared with many threads calling insert_many_concurrent (atomic OR, see
-// detail/concurrent.hpp): no locked instructions and no line ping-pong, at
-// the price of one extra sequential pass over 8 bytes per key (or per probe).
+// detail/concurrent.hpp): no locked instructions and no line ping-pong.
 // BENCHMARKS.md, "Concurrent inserts", has the measured figures.
 //
 // Threads: std::thread, started per phase (tens of microseconds, against a
@@ -62,19 +67,26 @@ namespace bloomkit {
 
 namespace detail {
 
-/// Hashes per round of a parallel build (see the header comment): 4 Mi, so
-/// the buckets hold about 32 MiB for a block filter.
+/// Keys hashed per round of a keyed parallel build (see the header comment):
+/// 4 Mi, so the round's buffer holds 32 MiB.
 inline constexpr std::size_t parallel_round_keys = std::size_t{1} << 22;
 
 /// Below this many hashes per thread a parallel build uses fewer threads:
 /// starting a thread costs about as much as inserting a few thousand keys.
 inline constexpr std::size_t parallel_min_keys_per_thread = std::size_t{1} << 15;
 
-/// The tuning of one parallel build (tests shrink both to reach every path
+/// Input hashes a thread scans before it writes the ones it kept: 4 Ki, so
+/// the kept hashes (at most 32 KiB, k x that as standard_bloom's bit indices)
+/// stay near the core, and the kernel's prefetch pipeline still sees
+/// hundreds of keys per call at 8 threads.
+inline constexpr std::size_t parallel_chunk_keys = std::size_t{1} << 12;
+
+/// The tuning of one parallel build (tests shrink it to reach every path
 /// with few keys).
 struct parallel_tuning {
   std::size_t round_keys = parallel_round_keys;
   std::size_t min_keys_per_thread = parallel_min_keys_per_thread;
+  std::size_t chunk_keys = parallel_chunk_keys;
 };
 
 /// Runs fn(0) .. fn(parts - 1), fn(0) on the calling thread and the others on
@@ -111,26 +123,15 @@ void run_parts(unsigned parts, Fn& fn) {
   }
 }
 
-/// Maps a unit index (block or word) in [0, units) onto its owner in
-/// [0, parts) with one multiply: owner(u) = floor(u * parts / units), up to
-/// rounding of the 64-bit reciprocal. Monotonic, so every owner holds one
-/// contiguous range; the ranges differ in size by at most one unit or so.
-/// Correctness needs only that the owner is a function of the unit, so that
-/// two threads never write the same word.
-class unit_owner {
- public:
-  unit_owner(std::uint64_t units, unsigned parts) noexcept
-      : parts_(parts), scale_(units == 0 ? 0 : (static_cast<uint128>(parts) << 64) / units) {}
-  unsigned operator()(std::uint64_t unit) const noexcept {
-    // unit < units and scale_ <= 2^64 parts / units, so the product < 2^96.
-    const auto p = static_cast<unsigned>((static_cast<uint128>(unit) * scale_) >> 64);
-    return p < parts_ ? p : parts_ - 1;
-  }
-
- private:
-  unsigned parts_;
-  uint128 scale_;  // parts / units in 64.64 fixed point (parts may equal units)
-};
+/// The first unit of part p when `units` units are split into `parts`
+/// contiguous ranges: floor(units * p / parts), exact in 128 bits. Part p
+/// owns [unit_range_begin(p), unit_range_begin(p + 1)); the ranges partition
+/// [0, units), and none is empty when parts <= units (parallel_parts ensures
+/// it). Correctness needs only that each unit has one owner, so that two
+/// threads never write the same word.
+inline std::uint64_t unit_range_begin(std::uint64_t units, unsigned parts, unsigned p) noexcept {
+  return static_cast<std::uint64_t>(static_cast<uint128>(units) * p / parts);
+}
 
 /// The threads a build of n items uses: at most `threads`, at most one per
 /// unit of the filter, and at least min_keys_per_thread items each.
@@ -140,94 +141,122 @@ inline unsigned parallel_parts(unsigned threads, std::size_t n, std::uint64_t un
   return static_cast<unsigned>(std::min<std::uint64_t>({threads, by_work, units}));
 }
 
-/// The two-phase rounds of the header comment. scatter(begin, end, buckets)
-/// appends what items [begin, end) touch to buckets[owner]; apply(part,
-/// bucket) writes one bucket's contents into part's range.
-template <class Scatter, class Apply>
-void partitioned_rounds(unsigned parts, std::size_t n, std::size_t round_keys, Scatter& scatter, Apply& apply) {
-  std::vector<std::vector<std::uint64_t>> buckets(static_cast<std::size_t>(parts) * parts);  // [t * parts + owner]
-  const std::size_t round = std::max<std::size_t>(1, round_keys);
-  for (std::size_t start = 0; start < n; start += round) {
-    const std::size_t len = std::min(round, n - start);
-    auto scatter_part = [&](unsigned t) {
-      std::vector<std::uint64_t>* mine = &buckets[static_cast<std::size_t>(t) * parts];
-      for (unsigned p = 0; p < parts; ++p) mine[p].clear();
-      const std::size_t begin = start + len * t / parts, end = start + len * (t + 1) / parts;
-      scatter(begin, end, mine);
-    };
-    run_parts(parts, scatter_part);
-    auto apply_part = [&](unsigned p) {
-      for (unsigned t = 0; t < parts; ++t) apply(p, std::span<const std::uint64_t>(buckets[std::size_t{t} * parts + p]));
-    };
-    run_parts(parts, apply_part);
-  }
-}
-
 /// Friend of the owning filters: the raw access the parallel build needs.
 struct parallel_build_access {
-  /// Block filters: bucket the hashes by the owner of their block, then the
-  /// batched kernel (block_set_many) per bucket.
-  template <block_policy P, class HashAt>
-  static void insert(block_filter<P>& filter, std::size_t n, HashAt hash_at, unsigned threads,
-                     const parallel_tuning& tuning) {
+  /// Adds hashes[0, n) with up to `threads` threads, each scanning the input
+  /// in place for the hashes its range owns.
+  template <class Filter>
+  static void insert_hashes(Filter& filter, const std::uint64_t* hashes, std::size_t n, unsigned threads,
+                            const parallel_tuning& tuning) {
+    const unsigned parts = parallel_parts(threads, n, units_of(filter), tuning);
+    if (parts <= 1) {
+      set_all(filter, n, [hashes](std::size_t i) { return hashes[i]; });
+    } else {
+      auto part = [&](unsigned p) { set_owned(filter, p, parts, hashes, n, tuning.chunk_keys); };
+      run_parts(parts, part);
+    }
+    filter.inserted_ += n;
+  }
+
+  /// Adds hash_at(0) .. hash_at(n - 1): each round's hashes are computed in
+  /// parallel (each thread its slice) into a buffer, which the threads then
+  /// scan as insert_hashes does.
+  template <class Filter, class HashAt>
+  static void insert(Filter& filter, std::size_t n, HashAt hash_at, unsigned threads, const parallel_tuning& tuning) {
+    const unsigned parts = parallel_parts(threads, n, units_of(filter), tuning);
+    if (parts <= 1) {
+      set_all(filter, n, hash_at);
+    } else {
+      const std::size_t round = std::max<std::size_t>(1, std::min(n, tuning.round_keys));
+      std::vector<std::uint64_t> buffer(round);
+      for (std::size_t start = 0; start < n; start += round) {
+        const std::size_t len = std::min(round, n - start);
+        auto hash_part = [&](unsigned t) {
+          const std::size_t begin = len * t / parts, end = len * (t + 1) / parts;
+          for (std::size_t i = begin; i < end; ++i) buffer[i] = hash_at(start + i);
+        };
+        run_parts(parts, hash_part);
+        auto set_part = [&](unsigned p) { set_owned(filter, p, parts, buffer.data(), len, tuning.chunk_keys); };
+        run_parts(parts, set_part);
+      }
+    }
+    filter.inserted_ += n;
+  }
+
+ private:
+  template <class P>
+  static std::uint64_t units_of(const block_filter<P>& filter) noexcept {
+    return filter.params_.blocks;
+  }
+  static std::uint64_t units_of(const standard_bloom& filter) noexcept { return filter.words_.size(); }
+
+  template <class P, class HashAt>
+  static void set_all(block_filter<P>& filter, std::size_t n, HashAt hash_at) {
+    block_set_many<P>(filter.blocks_.data(), filter.params_.blocks, filter.params_.k, n, hash_at);
+  }
+  template <class HashAt>
+  static void set_all(standard_bloom& filter, std::size_t n, HashAt hash_at) {
+    standard_set_many(filter.words_.data(), filter.params_.bits, filter.params_.k, n, hash_at);
+  }
+
+  /// Part p of a block filter: per chunk, the hashes whose block lies in
+  /// range p, kept branch-free (always stored, the count advanced only when
+  /// owned: which range a random hash falls in is unpredictable), then the
+  /// batched kernel over the chunk's survivors.
+  template <class P>
+  static void set_owned(block_filter<P>& filter, unsigned p, unsigned parts, const std::uint64_t* hashes,
+                        std::size_t n, std::size_t chunk_keys) {
     const std::uint64_t count = filter.params_.blocks;
     const std::uint32_t k = filter.params_.k;
     typename P::block_type* blocks = filter.blocks_.data();
-    const unsigned parts = parallel_parts(threads, n, count, tuning);
-    if (parts <= 1) {
-      block_set_many<P>(blocks, count, k, n, hash_at);
-    } else {
-      const unit_owner owner(count, parts);
-      auto scatter = [&](std::size_t begin, std::size_t end, std::vector<std::uint64_t>* out) {
-        for (std::size_t i = begin; i < end; ++i) {
-          const std::uint64_t h = hash_at(i);
-          out[owner(block_index(h, count))].push_back(h);
-        }
-      };
-      auto apply = [&](unsigned, std::span<const std::uint64_t> hashes) {
-        const std::uint64_t* data = hashes.data();
-        block_set_many<P>(blocks, count, k, hashes.size(), [data](std::size_t i) { return data[i]; });
-      };
-      partitioned_rounds(parts, n, tuning.round_keys, scatter, apply);
+    const std::uint64_t lo = unit_range_begin(count, parts, p);
+    const std::uint64_t width = unit_range_begin(count, parts, p + 1) - lo;
+    const std::size_t chunk = std::max<std::size_t>(1, chunk_keys);
+    std::vector<std::uint64_t> kept(std::min(chunk, n));
+    std::uint64_t* out = kept.data();
+    for (std::size_t base = 0; base < n; base += chunk) {
+      const std::size_t end = std::min(n, base + chunk);
+      std::size_t m = 0;
+      for (std::size_t i = base; i < end; ++i) {
+        const std::uint64_t h = hashes[i];
+        out[m] = h;
+        m += block_index(h, count) - lo < width ? 1 : 0;  // unsigned, so also false below lo
+      }
+      block_set_many<P>(blocks, count, k, m, [out](std::size_t i) { return out[i]; });
     }
-    filter.inserted_ += n;
   }
 
-  /// standard_bloom: a key's k probes land anywhere, so the buckets hold bit
-  /// indices (k per key) bucketed by the owner of their word; apply sets
-  /// them with the next words prefetched a window ahead.
-  template <class HashAt>
-  static void insert(standard_bloom& filter, std::size_t n, HashAt hash_at, unsigned threads,
-                     const parallel_tuning& tuning) {
+  /// Part p of standard_bloom: per chunk, every probe whose word lies in
+  /// range p, kept as a bit index, then set with the words a window ahead
+  /// prefetched for writing.
+  static void set_owned(standard_bloom& filter, unsigned p, unsigned parts, const std::uint64_t* hashes,
+                        std::size_t n, std::size_t chunk_keys) {
     const std::uint64_t bits = filter.params_.bits;
     const std::uint32_t k = filter.params_.k;
     std::uint64_t* words = filter.words_.data();
-    const unsigned parts = parallel_parts(threads, n, filter.words_.size(), tuning);
-    if (parts <= 1) {
-      standard_set_many(words, bits, k, n, hash_at);
-    } else {
-      const unit_owner owner(filter.words_.size(), parts);
-      auto scatter = [&](std::size_t begin, std::size_t end, std::vector<std::uint64_t>* out) {
-        for (std::size_t i = begin; i < end; ++i) {
-          standard_probes probes(hash_at(i), bits);
-          for (std::uint32_t j = 0; j < k; ++j) {
-            const std::uint64_t bit = probes.next();
-            out[owner(bit >> 6)].push_back(bit);
-          }
+    const std::uint64_t units = filter.words_.size();
+    const std::uint64_t lo = unit_range_begin(units, parts, p);
+    const std::uint64_t width = unit_range_begin(units, parts, p + 1) - lo;
+    const std::size_t chunk = std::max<std::size_t>(1, chunk_keys);
+    std::vector<std::uint64_t> kept(std::min(chunk, n) * k);
+    std::uint64_t* out = kept.data();
+    for (std::size_t base = 0; base < n; base += chunk) {
+      const std::size_t end = std::min(n, base + chunk);
+      std::size_t m = 0;
+      for (std::size_t i = base; i < end; ++i) {
+        standard_probes probes(hashes[i], bits);
+        for (std::uint32_t j = 0; j < k; ++j) {
+          const std::uint64_t bit = probes.next();
+          out[m] = bit;
+          m += (bit >> 6) - lo < width ? 1 : 0;
         }
-      };
-      auto apply = [&](unsigned, std::span<const std::uint64_t> bit_indices) {
-        const std::size_t m = bit_indices.size();
-        for (std::size_t i = 0; i < m; ++i) {
-          if (i + batch_window < m) prefetch_for_write(words + (bit_indices[i + batch_window] >> 6));
-          const std::uint64_t bit = bit_indices[i];
-          words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-        }
-      };
-      // A round's buckets hold k entries per key: keep them near round_keys.
-      partitioned_rounds(parts, n, std::max<std::size_t>(1, tuning.round_keys / k), scatter, apply);
+      }
+      for (std::size_t i = 0; i < m; ++i) {
+        if (i + batch_window < m) prefetch_for_write(words + (out[i + batch_window] >> 6));
+        const std::uint64_t bit = out[i];
+        words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+      }
     }
-    filter.inserted_ += n;
   }
 };
 
@@ -257,8 +286,7 @@ concept parallel_insertable = detail::is_parallel_insertable<F>;
 template <parallel_insertable Filter>
 void insert_parallel(Filter& filter, std::span<const std::uint64_t> hashes, unsigned threads) {
   const std::uint64_t* data = hashes.data();
-  detail::parallel_build_access::insert(filter, hashes.size(), [data](std::size_t i) { return data[i]; }, threads,
-                                        detail::parallel_tuning{});
+  detail::parallel_build_access::insert_hashes(filter, data, hashes.size(), threads, detail::parallel_tuning{});
 }
 
 /// Adds every key, hashed with the filter's hash_spec by the threads

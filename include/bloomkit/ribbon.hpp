@@ -816,7 +816,7 @@ class ribbon : public detail::ribbon_reader<ribbon> {
         case detail::ribbon_band_result::placed: break;
       }
     }
-    std::vector<std::uint64_t> words((slots / 64 + 1) * r, 0);
+    auto words = detail::vector_or_fail<std::uint64_t>((slots / 64 + 1) * r, 0, "building a ribbon (solution words)");
     detail::ribbon_back_substitute(lo.data(), hi.data(), result.data(), slots, r, words.data());
     words_ = std::move(words);
     params_.keys = keys.size() - redundant;

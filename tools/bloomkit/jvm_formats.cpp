@@ -164,7 +164,7 @@ int run_jvm_query(const jvm_filter_view& filter, const std::vector<std::string>&
   const bool numeric = format == jvm_key_format::i64 || format == jvm_key_format::u64 || format == jvm_key_format::i32;
   auto flush = [&](bool force) {
     if (out.size() >= (std::size_t{1} << 20) || (force && !out.empty())) {
-      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) throw error(errc::io, "cannot write the answers to stdout");
+      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) throw error(errc::io, "cannot write to stdout (the answers)");
       out.clear();
     }
   };
@@ -218,7 +218,7 @@ int run_jvm_query(const jvm_filter_view& filter, const std::vector<std::string>&
   }
   if (count) out += std::to_string(maybes) + "\n";
   flush(true);
-  if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write the answers to stdout");
+  if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write to stdout (the answers)");
   return exit_ok;
 }
 

@@ -33,12 +33,18 @@ void erase_all(std::string& text, std::string_view what) {
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at)) text.erase(at, what.size());
 }
 
+/// Set once a message went to stderr: checked_exit then adds no second
+/// line for the same failure (a command that could not write its answers to
+/// stdout has said so; the flush after it fails for the same reason).
+bool reported_an_error = false;
+
 /// Prints `bloomkit: WHERE: what` once. Library messages carry their own
 /// decorations, which are folded into that one form: a "bloomkit: " or
 /// "bloomkit file: " prefix is dropped, a leading "'FILE': " becomes
 /// "FILE: ", and the file is then not named a second time ("cannot map
 /// 'x.bkf': ..." after "x.bkf: ").
 void report(std::string message) {
+  reported_an_error = true;
   erase_all(message, "bloomkit: ");
   erase_all(message, "bloomkit file: ");
   if (message.size() > 2 && message[0] == '\'') {
@@ -60,7 +66,9 @@ int checked_exit(int rc) {
   const bool flush_failed = std::fflush(stdout) != 0;
   const int code = errno;
   if (flush_failed || std::ferror(stdout) || !std::cout.good()) {
-    report(std::string("cannot write to stdout") + (code != 0 ? std::string(": ") + std::strerror(code) : ""));
+    if (!reported_an_error) {
+      report(std::string("cannot write to stdout") + (code != 0 ? std::string(": ") + std::strerror(code) : ""));
+    }
     return rc == bloomkit::cli::exit_ok ? bloomkit::cli::exit_data : rc;
   }
   return rc;
@@ -69,6 +77,7 @@ int checked_exit(int rc) {
 /// The message for std::bad_alloc, formatted and printed without
 /// allocating (the heap is what just failed).
 int report_out_of_memory() {
+  reported_an_error = true;
   const std::size_t bytes = bloomkit::cli::failed_allocation_bytes();
   if (bytes != 0) {
     std::fprintf(stderr,

@@ -65,7 +65,7 @@ class output_buffer {
   }
   void flush() {
     if (!text_.empty() && std::fwrite(text_.data(), 1, text_.size(), stdout) != text_.size()) {
-      throw error(errc::io, "cannot write the answers to stdout");
+      throw error(errc::io, "cannot write to stdout (the answers)");
     }
     text_.clear();
   }
@@ -124,7 +124,7 @@ class answer_writer {
       buffer_.text() += '\n';
     }
     buffer_.flush();
-    if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write the answers to stdout");
+    if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write to stdout (the answers)");
   }
 
  private:
@@ -189,7 +189,7 @@ int run_kmer_query(const query_options& o) {
       },
       mapped.filter);
   out.flush();
-  if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write the answers to stdout");
+  if (std::fflush(stdout) != 0) throw error(errc::io, "cannot write to stdout (the answers)");
   std::fprintf(stderr,
                "bloomkit: %llu records, %llu %u-mers, %llu present (%.4f); each fraction includes false positives at "
                "the filter's estimated FPR %.4g%%\n",

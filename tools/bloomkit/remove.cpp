@@ -141,7 +141,7 @@ int run_remove(const remove_options& o) {
   // Answers first, then commit (see the header comment).
   if ((!answers.empty() && std::fwrite(answers.data(), 1, answers.size(), stdout) != answers.size()) ||
       std::fflush(stdout) != 0) {
-    throw error(errc::io, "cannot write the answers to stdout (" + std::string(std::strerror(errno)) + "); " +
+    throw error(errc::io, "cannot write to stdout (the answers: " + std::string(std::strerror(errno)) + "); " +
                               target + " was not changed");
   }
   try {

@@ -55,20 +55,21 @@ constexpr std::uint64_t seeded_hash(std::uint64_t key_hash, std::uint64_t seed) 
 
 /// Fills `out` with seeded_hash(h, seed) for every h in `hashes`, ordered by
 /// their top `bucket_bits` bits (a single-pass counting sort: stable, O(n +
-/// 2^bucket_bits), no comparison sort). Uses 4 * 2^bucket_bits bytes of
+/// 2^bucket_bits), no comparison sort). Uses 8 * 2^bucket_bits bytes of
 /// scratch beside `out`. `out` is resized to hashes.size().
 inline void remix_in_bucket_order(std::span<const std::uint64_t> hashes, std::uint64_t seed,
                                   std::vector<std::uint64_t>& out) {
   const std::size_t n = hashes.size();
   out.resize(n);
   // About 256 keys per bucket: enough order for locality, a count array far
-  // smaller than the keys (2^20 buckets = 4 MiB at most).
+  // smaller than the keys (2^20 buckets = 8 MiB at most). The counts are
+  // 64-bit: ribbon takes up to 2^38 keys; a bucket's count then stays near
+  // 2^18, but the prefix sums reach n, past 32 bits from 2^32 keys on.
   const int bucket_bits = std::clamp(static_cast<int>(std::bit_width(n / 256)), 1, 20);
   const int shift = 64 - bucket_bits;
-  std::vector<std::uint32_t> start((std::size_t{1} << bucket_bits) + 1, 0);
+  std::vector<std::size_t> start((std::size_t{1} << bucket_bits) + 1, 0);
   for (const std::uint64_t h : hashes) ++start[(seeded_hash(h, seed) >> shift) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  // Counts fit 32 bits: callers cap n below 2^32.
   for (const std::uint64_t h : hashes) {
     const std::uint64_t x = seeded_hash(h, seed);
     out[start[x >> shift]++] = x;
