@@ -20,8 +20,10 @@
 // second thread saved: 2 threads ran slower than 1 even on the idle machine.
 // The scan reads the input sequentially, T times in all, at about a
 // nanosecond a key with a branch-free keep/skip, against the 5-25 ns a key of
-// random writes that it divides by T. At many threads the repeated scan would
-// dominate; a filter build is memory-bound well before that.
+// random writes that it divides by T. So the speedup is sub-linear: each
+// thread still reads all n hashes, and past about 8 threads that scan, not
+// the writes, bounds it (and T x 8 bytes a key of reads share the memory
+// bus). Only 2 threads were measured (the project's machine has 2 vCPUs).
 //
 // Setting bits is an OR, which is commutative and idempotent, so the words
 // after a parallel build are bit-identical to a sequential insert_many of the
