@@ -197,31 +197,34 @@ struct array_input {
 array_input array_argument(nb::handle obj, const char* dtype, const char* formats, std::size_t itemsize,
                            const char* what);
 
+/// An array argument of element type T: array_argument's bytes as a span
+/// of T, with the object that keeps them in place.
+template <class T>
+struct array_of {
+  nb::object owner;
+  std::span<const T> values;
+};
+using u64_array = array_of<std::uint64_t>;
+using i64_array = array_of<std::int64_t>;
+using bool_array = array_of<bool>;
+
+/// array_argument read as T (its itemsize is sizeof(T)).
+template <class T>
+array_of<T> typed_argument(nb::handle obj, const char* dtype, const char* formats, const char* what) {
+  array_input a = array_argument(obj, dtype, formats, sizeof(T), what);
+  return {std::move(a.owner), {reinterpret_cast<const T*>(a.bytes.data()), a.bytes.size() / sizeof(T)}};
+}
+
 /// array_argument for uint64 hashes, int64 positions and bool answers.
-struct u64_array {
-  nb::object owner;
-  std::span<const std::uint64_t> values;
-};
-struct i64_array {
-  nb::object owner;
-  std::span<const std::int64_t> values;
-};
-struct bool_array {
-  nb::object owner;
-  std::span<const bool> values;
-};
 inline u64_array uint64_argument(nb::handle obj, const char* what) {
-  array_input a = array_argument(obj, "uint64", "QL", 8, what);
-  return {std::move(a.owner), {reinterpret_cast<const std::uint64_t*>(a.bytes.data()), a.bytes.size() / 8}};
+  return typed_argument<std::uint64_t>(obj, "uint64", "QL", what);
 }
 inline i64_array int64_argument(nb::handle obj, const char* what) {
-  array_input a = array_argument(obj, "int64", "ql", 8, what);
-  return {std::move(a.owner), {reinterpret_cast<const std::int64_t*>(a.bytes.data()), a.bytes.size() / 8}};
+  return typed_argument<std::int64_t>(obj, "int64", "ql", what);
 }
 inline bool_array bool_argument(nb::handle obj, const char* what) {
   static_assert(sizeof(bool) == 1);
-  array_input a = array_argument(obj, "bool", "?", 1, what);
-  return {std::move(a.owner), {reinterpret_cast<const bool*>(a.bytes.data()), a.bytes.size()}};
+  return typed_argument<bool>(obj, "bool", "?", what);
 }
 
 /// The error for a validity problem etc. (bloomkit.InvalidArgumentError).
