@@ -78,6 +78,18 @@ timeout 20 "$BLOOMKIT" query f.bkf --format u64 --count --input q.fifo; rc=$?; w
   EXPECT_EQ(r.out, "1000\n");
 }
 
+// An output that is a FIFO (or a device, socket) is refused before anything
+// is written: the save's rename would replace it with a regular file (run as
+// root, `-o /dev/full` turned the device into a file and exited 0).
+TEST(CliOnceOnlyInputs, OutputThatIsAFifoIsRefusedAndKept) {
+  scratch_dir dir;
+  write_file(dir / "keys.txt", seq(1, 100));
+  const auto r = run_shell(R"(mkfifo out.fifo && "$BLOOMKIT" build keys.txt -o out.fifo; rc=$?; test -p out.fifo || exit 99; exit $rc)",
+                           dir);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+}
+
 // stdin redirected from a regular file is counted and rewound like a file.
 TEST(CliOnceOnlyInputs, StdinFromRegularFile) {
   scratch_dir dir;

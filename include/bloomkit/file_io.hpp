@@ -225,6 +225,16 @@ class atomic_file_writer {
   explicit atomic_file_writer(const std::filesystem::path& target) : target_(target) {
     const std::filesystem::path name = target.filename();
     if (name.empty() || name == "." || name == "..") fail_io("it does not name a file", 0);
+    // The rename in commit() would replace a device, pipe or socket with a
+    // regular file (-o /dev/full run as root turned the device into a file
+    // and reported success): refuse them, so nothing is changed.
+    struct ::stat existing {};
+    if (::stat(target.c_str(), &existing) == 0 && (S_ISCHR(existing.st_mode) || S_ISBLK(existing.st_mode) ||
+                                                   S_ISFIFO(existing.st_mode) || S_ISSOCK(existing.st_mode))) {
+      fail_io("it is a device, pipe or socket, not a regular file; a save writes a new file and renames it over "
+              "the target, which would replace it",
+              0);
+    }
     const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
     folder_ = folder;
     detail::remove_dead_saves(folder, name.string());
