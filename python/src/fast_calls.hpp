@@ -15,8 +15,13 @@
 
 #include <nanobind/nanobind.h>
 
+#include <array>
+#include <cstdint>
 #include <type_traits>
 
+#include "bloomkit/blocked_bloom.hpp"
+#include "bloomkit/kernels.hpp"
+#include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
 #include "keys.hpp"
 
@@ -32,6 +37,52 @@ void insert_one(F& f, std::uint64_t h);
 /// raise for it (bloomkit.Error subclasses, MemoryError, TypeError, ...).
 /// Call only inside a catch block.
 void set_error_from_current_exception() noexcept;
+
+// ---- deferred per-key adds -------------------------------------------------------
+// From Python, the next key is a few hundred instructions away, so an add
+// whose line is not in cache waits out the whole miss (L3 or DRAM) before the
+// interpreter moves on: at 10^7 keys (a 12 MiB filter) a SplitBlockBloom add
+// took about 160 ns against about 50 at 10^6 (BENCHMARKS.md, "Python").
+// So f.add(key) of the kinds below hashes the key, prefetches its line(s) for
+// writing and parks the hash; the hash parked deferred_capacity adds earlier,
+// whose line has had those adds' time to arrive, is written instead. The
+// parked hashes are written (py_filter::settle) before anything else reads or
+// changes the filter: read(), writable(), the start of every GIL-free section
+// (released_section), the buffer export and copies. Adds are deferred only
+// while the GIL alone guards the filter (no GIL-free section under way, so
+// nobody else can look) and no buffer is exported (a memoryview must show each
+// add at once); otherwise they are written at once, as before.
+//
+// Only kinds whose insert cannot fail and whose result does not depend on the
+// order of inserts (an OR of bits and a count) defer: the bits after any
+// sequence of calls are the ones the immediate adds would have given.
+
+/// Kinds whose per-key add is deferred (see above).
+template <class F>
+inline constexpr bool defers_adds =
+    std::is_same_v<F, split_block_bloom> || std::is_same_v<F, blocked_bloom> || std::is_same_v<F, standard_bloom>;
+
+/// Hashes parked by deferred adds: enough adds of a Python loop (40-60 ns
+/// each) to cover a DRAM miss.
+inline constexpr std::uint32_t deferred_capacity = 8;
+
+/// The parked hashes of one filter (none for kinds that do not defer).
+template <class F>
+struct deferred_adds {
+  std::array<std::uint64_t, defers_adds<F> ? deferred_capacity : 0> hashes{};
+  std::uint32_t count = 0;  ///< parked hashes, in hashes[0, count)
+  std::uint32_t next = 0;   ///< once full: the slot written and reused by the next add
+};
+
+/// Prefetches, for writing, the line(s) that insert_hash(h) will change.
+template <class F>
+void prefetch_insert(const F& f, std::uint64_t h) noexcept {
+  if constexpr (std::is_same_v<F, standard_bloom>) {
+    kernels::prefetch_standard_probes(f.words().data(), h, f.bit_count(), f.num_hashes(), true);
+  } else {
+    kernels::prefetch_for_write(f.blocks().data() + kernels::block_index(h, f.num_blocks()));
+  }
+}
 
 namespace fast_impl {
 
@@ -89,6 +140,22 @@ template <class F>
 PyObject* add_method(PyObject* self, PyObject* key) noexcept {
   try {
     auto& w = *fast_impl::ready<F>(self);
+    if constexpr (defers_adds<F>) {
+      if (w.may_defer_add()) {
+        F& f = *w.owned;
+        const std::uint64_t h = hash_object(nb::handle(key), f.hash());
+        prefetch_insert(f, h);
+        auto& parked = w.deferred;
+        if (parked.count < deferred_capacity) {
+          parked.hashes[parked.count++] = h;
+        } else {
+          f.insert_hash(parked.hashes[parked.next]);
+          parked.hashes[parked.next] = h;
+          parked.next = (parked.next + 1) % deferred_capacity;
+        }
+        Py_RETURN_NONE;
+      }
+    }
     const auto lock = w.write_lock();
     F& f = w.writable();
     insert_one(f, hash_object(nb::handle(key), f.hash()));

@@ -71,6 +71,11 @@ struct py_filter {
   };
   std::unique_ptr<sync_state> sync = std::make_unique<sync_state>();
   std::size_t exports = 0;  ///< live buffer-protocol exports (changed with the GIL held)
+  /// Per-key adds not yet written (fast_calls.hpp, "deferred per-key adds").
+  /// Mutable: settle() runs in const calls (a query writes the adds that
+  /// logically came before it). Changed only with the GIL held while no
+  /// GIL-free section is under way.
+  mutable deferred_adds<F> deferred;
 
   /// The lock for a call that keeps the GIL (per-key calls, properties). While
   /// no GIL-free section is under way on this filter none can start (starting
@@ -85,18 +90,39 @@ struct py_filter {
     return std::unique_lock<std::shared_mutex>(sync->mutex);
   }
 
+  /// Whether f.add may park its hash (fast_calls.hpp): an owner, no GIL-free
+  /// section under way (so the GIL alone guards this object), no buffer exported.
+  [[nodiscard]] bool may_defer_add() const noexcept {
+    return owned && exports == 0 && sync->released.load(std::memory_order_acquire) == 0;
+  }
+  /// Writes the parked per-key adds into the filter. Called with the GIL held
+  /// before any other use; a no-op when none are parked (always so inside a
+  /// GIL-free section: its start settled, and adds during it do not park).
+  void settle() const noexcept {
+    if constexpr (defers_adds<F>) {
+      if (deferred.count == 0) return;
+      // Parked hashes exist only on an owner; the object itself is never const.
+      F& f = const_cast<F&>(*owned);
+      for (std::uint32_t i = 0; i < deferred.count; ++i) f.insert_hash(deferred.hashes[i]);
+      deferred.count = 0;
+      deferred.next = 0;
+    }
+  }
+
   explicit py_filter(F f) : owned(std::move(f)) {}
   py_filter(view_type v, std::shared_ptr<mapped_file> m) : view(std::move(v)), mapping(std::move(m)) {}
 
   /// fn(owned filter or view). The caller holds the lock (shared or unique).
   template <class Fn>
   decltype(auto) read(Fn&& fn) const {
+    settle();
     if (owned) return fn(*owned);
     if (!view) throw py_error{binding_error::closed, "this mapped filter was closed"};
     return fn(*view);
   }
   /// The owning filter for a change; ReadOnlyError for a mapped view.
   F& writable() {
+    settle();
     if (owned) return *owned;
     if (!view) throw py_error{binding_error::closed, "this mapped filter was closed"};
     throw py_error{binding_error::read_only,
@@ -112,6 +138,7 @@ class released_section {
  public:
   template <class W>
   explicit released_section(const W& filter) : count_(filter.sync->released) {
+    if constexpr (requires { filter.settle(); }) filter.settle();
     count_.fetch_add(1, std::memory_order_acq_rel);
   }
   released_section(const released_section&) = delete;
@@ -262,6 +289,7 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
     return -1;
   }
   auto* w = nb::inst_ptr<py_filter<F>>(self);
+  w->settle();  // the exported words show every add made so far
   std::span<const std::byte> raw;
   if (w->owned) {
     raw = raw_bytes(*w->owned);
@@ -786,6 +814,7 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
   };
   auto copy_of = [](const W& self) {
     const auto lock = self.read_lock();
+    self.settle();
     if (self.owned) return W(F(*self.owned));
     const auto bytes = self.read([](const auto& f) { return save_to_bytes(f); });
     return W(load_as<F>(std::span<const std::byte>(bytes)));
