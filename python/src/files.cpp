@@ -72,13 +72,13 @@ nb::dict info_dict(const file_info& info) {
 void bind_files(nb::module_& m) {
   m.def(
       "from_bytes",
-      [](nb::handle data) {
+      [](bytes_arg data) {
         const buffer_view view(data);
         any_filter filter = [&] {
           nb::gil_scoped_release release;
           return load(view.bytes());
         }();
-        return to_python(std::move(filter));
+        return filter_result{to_python(std::move(filter))};
       },
       "data"_a,
       "The filter stored in `data` (bytes-like, bloomkit's file format), of whichever kind it holds, as an\n"
@@ -86,31 +86,31 @@ void bind_files(nb::module_& m) {
       "CorruptError, ChecksumError, UnsupportedVersionError or UnknownKindError otherwise.");
   m.def(
       "load",
-      [](nb::handle path) {
+      [](path_arg path) {
         const std::string p = fs_path(path);
         any_format_filter filter = [&] {
           nb::gil_scoped_release release;
           return load(std::filesystem::path(p), any_format);
         }();
-        return to_python(std::move(filter));
+        return filter_result{to_python(std::move(filter))};
       },
       "path"_a,
       "The filter in the file at `path` (any kind), read into memory: a bloomkit file as its kind's class,\n"
       "a Spark or Guava writeTo stream as SparkBloom / GuavaBloom. FileError if it cannot be read.");
   m.def(
       "open",
-      [](nb::handle path) {
+      [](path_arg path) {
         const std::string p = fs_path(path);
         mapped_filter mapped = [&] {
           nb::gil_scoped_release release;
           return open_mapped(std::filesystem::path(p));
         }();
         auto file = std::make_shared<mapped_file>(std::move(mapped.file));
-        return std::visit([&](auto&& v) -> nb::object {
+        return filter_result{std::visit([&](auto&& v) -> nb::object {
           using V = std::decay_t<decltype(v)>;
           using F = typename format_codec<V>::filter_type;
           return nb::cast(py_filter<F>(std::move(v), file));
-        }, std::move(mapped.filter));
+        }, std::move(mapped.filter))};
       },
       "path"_a,
       "A read-only filter over the file at `path`, memory-mapped: nothing is copied, pages are read as\n"
@@ -135,8 +135,8 @@ void bind_files(nb::module_& m) {
       "header"_a, "payload"_a, "Restores a protocol-5 pickle: the file header and the words (out of band).");
   m.def(
       "inspect",
-      [](nb::handle source) {
-        if (PyObject_CheckBuffer(source.ptr())) {
+      [](annotated<annotation::path_or_bytes> source) {
+        if (PyObject_CheckBuffer(source.value.ptr())) {
           const buffer_view view(source);
           nb::gil_scoped_release release;
           const file_info info = inspect(view.bytes());

@@ -43,6 +43,7 @@
 
 #include "bloomkit/file_format.hpp"
 #include "errors.hpp"
+#include "annotated.hpp"
 #include "fast_calls.hpp"
 #include "keys.hpp"
 
@@ -469,13 +470,13 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           },
           "hash"_a, "may_contain for a precomputed 64-bit hash (see bloomkit.hash_keys).")
       .def(
-          "may_contain_many", [](const W& self, nb::handle keys) { return query_batch(self, keys, false); }, "keys"_a,
+          "may_contain_many", [](const W& self, keys_arg keys) { return bool_array_result{query_batch(self, keys, false)}; }, "keys"_a,
           "may_contain for every key of a batch, as a NumPy bool array (one entry per key).\n\n"
           "`keys`: a 1-D NumPy numeric/bool array (each element hashed at its dtype's width), a pyarrow\n"
           "Array or ChunkedArray (strings, binaries, integers, floats, ...; read in place; nulls answer\n"
           "False), or any iterable of keys. The GIL is released while hashing and probing.")
       .def(
-          "may_contain_hashes", [](const W& self, nb::handle hashes) { return query_batch(self, hashes, true); },
+          "may_contain_hashes", [](const W& self, hashes_arg hashes) { return bool_array_result{query_batch(self, hashes, true)}; },
           "hashes"_a, "may_contain_many over precomputed uint64 hashes (a NumPy uint64 array or an iterable of ints).");
   def_state(cls, "inserted", [](const auto& f) { return f.inserted(); },
             "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.\n"
@@ -529,7 +530,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           },
           "Unmap a filter opened with bloomkit.open (no-op for an owning filter); later use raises ClosedError.")
       .def(
-          "__enter__", [](nb::handle self) { return nb::borrow(self); },
+          "__enter__", [](nb::handle self) { return same_class_result<W>{nb::borrow(self)}; },
           "`with bloomkit.open(path) as f:` closes the mapping at the end of the block.")
       .def(
           "__exit__", [](nb::handle self, nb::args) { self.attr("close")(); }, "Close a mapped filter.")
@@ -537,7 +538,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
            "The filter in bloomkit's file format (docs/FORMAT.md), as bytes; bloomkit.from_bytes reads it back.")
       .def(
           "save",
-          [](const W& self, nb::object path) {
+          [](const W& self, path_arg path) {
             const std::string p = fs_path(path);
             const released_section section(self);
             nb::gil_scoped_release release;
@@ -563,9 +564,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           "An independent, writable copy (also of a mapped, read-only filter).")
       .def_static(
           "from_bytes",
-          [](nb::handle data) {
+          [](bytes_arg data) {
             Py_buffer view;
-            if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+            if (PyObject_GetBuffer(data.value.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
             const std::span<const std::byte> bytes(static_cast<const std::byte*>(view.buf),
                                                    static_cast<std::size_t>(view.len));
             std::optional<F> f;
@@ -584,16 +585,16 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           "holds another (bloomkit.from_bytes takes any kind).")
       .def_static(
           "load",
-          [](nb::handle path) {
+          [](path_arg path) {
             const std::string p = fs_path(path);
             nb::gil_scoped_release release;
             return W(load_as<F>(std::filesystem::path(p)));
           },
           "path"_a, "The filter in the file at `path`, which must hold this kind (MismatchError otherwise).")
       .def(
-          "__copy__", [](nb::handle self) { return self.attr("copy")(); }, "copy.copy(f): same as f.copy().")
+          "__copy__", [](nb::handle self) { return same_class_result<W>{self.attr("copy")()}; }, "copy.copy(f): same as f.copy().")
       .def(
-          "__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a,
+          "__deepcopy__", [](nb::handle self, nb::handle) { return same_class_result<W>{self.attr("copy")()}; }, "memo"_a,
           "copy.deepcopy(f): same as f.copy().")
       .def("__repr__", [name](const W& self) {
         const auto lock = self.read_lock();
@@ -743,11 +744,11 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
           },
           "hash"_a, "Add a precomputed 64-bit hash.")
       .def(
-          "add_many", [add_batch](W& self, nb::handle keys) { add_batch(self, keys, false); }, "keys"_a,
+          "add_many", [add_batch](W& self, keys_arg keys) { add_batch(self, keys, false); }, "keys"_a,
           "Add every key of a batch (see may_contain_many for the inputs; Arrow nulls are skipped). The keys\n"
           "are all read and checked first, so a bad key raises with the filter unchanged. Releases the GIL.")
       .def(
-          "add_hashes", [add_batch](W& self, nb::handle hashes) { add_batch(self, hashes, true); }, "hashes"_a,
+          "add_hashes", [add_batch](W& self, hashes_arg hashes) { add_batch(self, hashes, true); }, "hashes"_a,
           "Add precomputed uint64 hashes (e.g. from bloomkit.hash_keys). Releases the GIL.")
       .def(
           "clear",
@@ -821,23 +822,23 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
   };
   cls.def(
          "merge",
-         [combine](nb::handle py_self, nb::handle other) {
+         [combine](nb::handle py_self, same_class_arg<W> other) {
            combine(nb::cast<W&>(py_self), other, false);
-           return nb::borrow(py_self);
+           return same_class_result<W>{nb::borrow(py_self)};
          },
          "other"_a,
          "Union in place (self |= other): a key of either may be in the result. Raises MismatchError, with\n"
          "self unchanged, unless both have the same kind, parameters and hash_spec. Returns self.")
       .def(
           "__ior__",
-          [combine](nb::handle py_self, nb::handle other) {
+          [combine](nb::handle py_self, same_class_arg<W> other) {
             combine(nb::cast<W&>(py_self), other, false);
-            return nb::borrow(py_self);
+            return same_class_result<W>{nb::borrow(py_self)};
           },
           "other"_a, "`f |= other`: merge in place.")
       .def(
           "__or__",
-          [combine, copy_of](const W& self, nb::handle other) {
+          [combine, copy_of](const W& self, same_class_arg<W> other) {
             W out = copy_of(self);
             combine(out, other, false);
             return out;
@@ -846,23 +847,23 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
   if constexpr (requires(F& f, const F& g) { f.intersect(g); }) {
     cls.def(
            "intersect",
-           [combine](nb::handle py_self, nb::handle other) {
+           [combine](nb::handle py_self, same_class_arg<W> other) {
              combine(nb::cast<W&>(py_self), other, true);
-             return nb::borrow(py_self);
+             return same_class_result<W>{nb::borrow(py_self)};
            },
            "other"_a,
            "Intersection in place (self &= other): a key in both stays 'maybe'. Same checks as merge.\n"
            "Returns self.")
         .def(
             "__iand__",
-            [combine](nb::handle py_self, nb::handle other) {
+            [combine](nb::handle py_self, same_class_arg<W> other) {
               combine(nb::cast<W&>(py_self), other, true);
-              return nb::borrow(py_self);
+              return same_class_result<W>{nb::borrow(py_self)};
             },
             "other"_a, "`f &= other`: intersect in place.")
         .def(
             "__and__",
-            [combine, copy_of](const W& self, nb::handle other) {
+            [combine, copy_of](const W& self, same_class_arg<W> other) {
               W out = copy_of(self);
               combine(out, other, true);
               return out;
@@ -919,7 +920,7 @@ template <class F>
 void bind_test_and_add(nb::class_<py_filter<F>>& cls) {
   if constexpr (tests_and_adds<F>) {
     using W = py_filter<F>;
-    auto one = [](W& self, nb::handle key) {
+    auto one = [](W& self, key_arg key) {
       const auto lock = self.write_lock();
       F& f = self.writable();
       return insert_if_absent_one(f, hash_object(key, f.hash()));
@@ -938,7 +939,7 @@ void bind_test_and_add(nb::class_<py_filter<F>>& cls) {
             },
             "hash"_a, "insert_if_absent for a precomputed 64-bit hash.")
         .def(
-            "insert_if_absent_many", [](W& self, nb::handle keys) { return test_and_add_batch(self, keys, false); },
+            "insert_if_absent_many", [](W& self, keys_arg keys) { return bool_array_result{test_and_add_batch(self, keys, false)}; },
             "keys"_a,
             "insert_if_absent for every key of a batch, in order, as a NumPy bool array (the batch's bitmap):\n"
             "True where the key was certainly absent, earlier keys of the batch included, and was added, so\n"
@@ -946,7 +947,7 @@ void bind_test_and_add(nb::class_<py_filter<F>>& cls) {
             "for Arrow nulls (skipped). Inputs as add_many; the keys are checked first, and the GIL is released.")
         .def(
             "insert_if_absent_hashes",
-            [](W& self, nb::handle hashes) { return test_and_add_batch(self, hashes, true); }, "hashes"_a,
+            [](W& self, hashes_arg hashes) { return bool_array_result{test_and_add_batch(self, hashes, true)}; }, "hashes"_a,
             "insert_if_absent_many over precomputed uint64 hashes.");
   } else {
     (void)cls;
@@ -959,7 +960,7 @@ void bind_test_and_add(nb::class_<py_filter<F>>& cls) {
 /// what a user reads, not an AttributeError.
 template <class F>
 void bind_no_merge(nb::class_<py_filter<F>>& cls) {
-  auto refuse = [](nb::handle, nb::handle) -> nb::object {
+  auto refuse = [](nb::handle, same_class_arg<py_filter<F>>) -> same_class_result<py_filter<F>> {
     throw bloomkit::error(errc::unsupported, std::string(kind_traits<F>::no_merge_reason));
   };
   const char* doc = "Not supported by this kind: raises UnsupportedError with the reason (the filter is unchanged).";

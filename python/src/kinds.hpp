@@ -239,7 +239,7 @@ nb::class_<py_filter<F>> bind_kind(nb::module_& m, const char* doc) {
   if constexpr (removes_keys<F>) {
     cls.def(
            "remove",
-           [](W& self, nb::handle key) {
+           [](W& self, key_arg key) {
              const auto lock = self.write_lock();
              F& f = self.writable();
              return f.remove_hash(hash_object(key, f.hash())) == remove_result::removed;
@@ -249,7 +249,7 @@ nb::class_<py_filter<F>> bind_kind(nb::module_& m, const char* doc) {
            "Remove only keys you added: removing a false positive would take away another key.")
         .def(
             "count",
-            [](const W& self, nb::handle key) {
+            [](const W& self, key_arg key) {
               const auto lock = self.read_lock();
               return self.read([&](const auto& f) { return f.count_estimate_hash(hash_object(key, f.hash())); });
             },

@@ -93,7 +93,7 @@ void bind_static(nb::module_& m) {
     auto cls = bind_kind<F>(m, fuse_doc);
     cls.def(
         "__init__",
-        [](W* self, nb::handle keys, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
+        [](W* self, keys_arg keys, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
            std::string_view hash, std::uint64_t hash_seed) {
           const hash_spec spec = make_hash_spec(hash, hash_seed);
           const std::uint32_t b = fuse_bits(bits, fpr);
@@ -104,7 +104,7 @@ void bind_static(nb::module_& m) {
         "hash_seed"_a = 0, "The filter of every key in `keys`.");
     cls.def_static(
         "from_hashes",
-        [](nb::handle hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
+        [](hashes_arg hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
            std::string_view hash, std::uint64_t hash_seed) {
           const hash_spec spec = make_hash_spec(hash, hash_seed);
           const std::uint32_t b = fuse_bits(bits, fpr);
@@ -122,7 +122,7 @@ void bind_static(nb::module_& m) {
     auto cls = bind_kind<F>(m, ribbon_doc);
     cls.def(
         "__init__",
-        [](W* self, nb::handle keys, std::optional<std::uint32_t> bits, std::optional<double> fpr,
+        [](W* self, keys_arg keys, std::optional<std::uint32_t> bits, std::optional<double> fpr,
            std::string_view layout, std::string_view hash, std::uint64_t hash_seed) {
           const hash_spec spec = make_hash_spec(hash, hash_seed);
           const std::uint32_t r = ribbon_bits(bits, fpr);
@@ -134,7 +134,7 @@ void bind_static(nb::module_& m) {
         "hash"_a = "xxh3_64", "hash_seed"_a = 0, "The filter of every key in `keys`.");
     cls.def_static(
         "from_hashes",
-        [](nb::handle hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::string_view layout,
+        [](hashes_arg hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::string_view layout,
            std::string_view hash, std::uint64_t hash_seed) {
           const hash_spec spec = make_hash_spec(hash, hash_seed);
           const std::uint32_t r = ribbon_bits(bits, fpr);

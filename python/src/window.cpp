@@ -138,7 +138,7 @@ void bind_window(nb::module_& m) {
       "`bloomkit info` says seconds); by default the unit is not recorded.");
   cls.def(
          "add_at",
-         [](W& self, nb::handle key, std::uint64_t now) {
+         [](W& self, key_arg key, std::uint64_t now) {
            const auto lock = self.write_lock();
            F& f = self.writable();
            require_time_window(f, "add_at");
@@ -149,7 +149,7 @@ void bind_window(nb::module_& m) {
          "changing nothing, when `time` is before `now` or this is a count window.")
       .def(
           "add_many_at",
-          [](W& self, nb::handle keys, nb::handle times) {
+          [](W& self, keys_arg keys, annotated<annotation::times> times) {
             hash_spec spec{};
             std::uint64_t now = 0;
             {
@@ -201,7 +201,7 @@ void bind_window(nb::module_& m) {
           "changing nothing, for a time before `now` or a count window).")
       .def(
           "may_contain_at",
-          [](const W& self, nb::handle key, std::uint64_t now) {
+          [](const W& self, key_arg key, std::uint64_t now) {
             const auto lock = self.read_lock();
             return self.read([&](const auto& f) {
               require_time_window(f, "may_contain_at");
@@ -213,7 +213,7 @@ void bind_window(nb::module_& m) {
           "had advanced (nothing changes). A `time` before `now` answers as of `now`.")
       .def(
           "may_contain_many_at",
-          [](const W& self, nb::handle keys, std::uint64_t now) { return query_batch_at(self, keys, now); },
+          [](const W& self, keys_arg keys, std::uint64_t now) { return bool_array_result{query_batch_at(self, keys, now)}; },
           "keys"_a, "time"_a, "may_contain_at for every key of a batch, as a NumPy bool array. Releases the GIL.");
   def_state(cls, "is_time_window", [](const auto& f) { return f.params().generation_time != 0; },
             "True for a time window (time_window), False for a count window.");

@@ -48,3 +48,29 @@ def test_stubs_cover_the_runtime():
         for member in dir(cls):
             if not member.startswith("_"):
                 assert f"def {member}(" in stub or f"{member}:" in stub, f"{cls.__name__}.{member}"
+
+
+def test_runtime_signatures_name_their_types():
+    """help() and __doc__ show what each filter method takes and gives, not a bare `object`
+    (python/src/annotated.hpp). Only copy.deepcopy's memo, which is any object, stays `object`."""
+    import re
+
+    import bloomkit
+
+    bare = re.compile(r"(?<![\w.])object(?![\w.])")
+    vague = []
+    for cls in (bloomkit.SplitBlockBloom, bloomkit.BlockedBloom, bloomkit.StandardBloom, bloomkit.CountingBloom,
+                bloomkit.ScalableBloom, bloomkit.BinaryFuse, bloomkit.Ribbon, bloomkit.CuckooFilter,
+                bloomkit.AgePartitionedBloom):
+        for name, member in vars(cls).items():
+            if name.startswith("__") and name not in {"__or__", "__and__", "__ior__", "__iand__", "__copy__",
+                                                      "__enter__", "__init__"}:
+                continue
+            first = ((getattr(member, "__doc__", None) or "").splitlines() or [""])[0]
+            if "(" in first and bare.search(first.replace("memo: object", "")):
+                vague.append(f"{cls.__name__}.{first}")
+    for fn in (bloomkit.load, bloomkit.open, bloomkit.from_bytes, bloomkit.inspect):
+        first = (fn.__doc__ or "").splitlines()[0]
+        if bare.search(first):
+            vague.append(first)
+    assert vague == []

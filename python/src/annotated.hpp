@@ -1,0 +1,117 @@
+// python/src/annotated.hpp - argument and result types that name, in help()
+// and inspect.signature, what a binding takes and gives.
+//
+// Why: the batch, file and combining calls take any Python object (a NumPy
+// array, a pyarrow array, an iterable, a path, ...) and sort it out
+// themselves (keys.hpp), so their C++ parameter is a plain handle, which
+// nanobind's signatures show as `object`. annotated<Tag> is that same handle
+// (no conversion, no check: the call's own code still decides what it
+// accepts and raises), but its signature text is Tag::name, the same type the
+// stubs (bloomkit/_bloomkit/__init__.pyi) give. (The casters live in
+// nanobind's namespace, as nanobind's custom type casters must.)
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace bloomkit::python {
+
+namespace nb = nanobind;
+
+/// Any Python object, passed through as a borrowed handle; signatures show
+/// it as Tag::name.
+template <class Tag>
+struct annotated {
+  nb::handle value;
+  operator nb::handle() const noexcept { return value; }
+};
+
+/// A result object, shown in signatures as Tag::name.
+template <class Tag>
+struct annotated_result {
+  nb::object value;
+};
+
+namespace annotation {
+struct keys {
+  static constexpr char name[] = "numpy.ndarray | pyarrow.Array | pyarrow.ChunkedArray | collections.abc.Iterable";
+};
+struct hashes {
+  static constexpr char name[] = "numpy.ndarray | collections.abc.Iterable[int]";
+};
+struct key {
+  static constexpr char name[] = "bytes | bytearray | memoryview | str | int | float | bool";
+};
+struct path {
+  static constexpr char name[] = "str | bytes | os.PathLike";
+};
+struct bytes_like {
+  static constexpr char name[] = "bytes | bytearray | memoryview";
+};
+struct path_or_bytes {
+  static constexpr char name[] = "str | os.PathLike | bytes | bytearray | memoryview";
+};
+struct times {
+  static constexpr char name[] = "numpy.ndarray | collections.abc.Iterable[int]";
+};
+struct bool_array {
+  static constexpr char name[] = "numpy.ndarray[numpy.bool_]";
+};
+/// A filter of whichever kind a file holds (bloomkit.Filter in the stubs).
+struct any_filter {
+  static constexpr char name[] = "bloomkit.Filter";
+};
+/// Another filter of the class W binds (merge, |, &): the call itself says
+/// what it got when it is not one.
+template <class W>
+struct same_class {
+  using type = W;  ///< shown by its Python class name
+};
+}  // namespace annotation
+
+using keys_arg = annotated<annotation::keys>;
+using hashes_arg = annotated<annotation::hashes>;
+using key_arg = annotated<annotation::key>;
+using path_arg = annotated<annotation::path>;
+using bytes_arg = annotated<annotation::bytes_like>;
+using bool_array_result = annotated_result<annotation::bool_array>;
+using filter_result = annotated_result<annotation::any_filter>;
+template <class W>
+using same_class_arg = annotated<annotation::same_class<W>>;
+template <class W>
+using same_class_result = annotated_result<annotation::same_class<W>>;
+
+}  // namespace bloomkit::python
+
+namespace nanobind::detail {
+
+/// Tag::name, or the Python name of the bound class Tag::type.
+template <class Tag>
+constexpr auto annotation_name() {
+  if constexpr (requires { typename Tag::type; }) {
+    return const_name<typename Tag::type>();
+  } else {
+    return const_name(Tag::name);
+  }
+}
+
+template <class Tag>
+struct type_caster<bloomkit::python::annotated<Tag>> {
+  NB_TYPE_CASTER(bloomkit::python::annotated<Tag>, annotation_name<Tag>())
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    value.value = src;
+    return true;
+  }
+  static handle from_cpp(const Value& v, rv_policy, cleanup_list*) noexcept { return v.value.inc_ref(); }
+};
+
+template <class Tag>
+struct type_caster<bloomkit::python::annotated_result<Tag>> {
+  NB_TYPE_CASTER(bloomkit::python::annotated_result<Tag>, annotation_name<Tag>())
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    value.value = borrow(src);
+    return true;
+  }
+  static handle from_cpp(const Value& v, rv_policy, cleanup_list*) noexcept { return v.value.inc_ref(); }
+};
+
+}  // namespace nanobind::detail
