@@ -32,34 +32,21 @@ struct annotated_result {
 };
 
 namespace annotation {
-struct keys {
-  static constexpr char name[] = "numpy.ndarray | pyarrow.Array | pyarrow.ChunkedArray | collections.abc.Iterable";
+/// A tag whose signature text is the string `Name`.
+template <const auto& Name>
+struct named {
+  static constexpr const auto& name = Name;
 };
-struct hashes {
-  static constexpr char name[] = "numpy.ndarray | collections.abc.Iterable[int]";
-};
-struct key {
-  static constexpr char name[] = "bytes | bytearray | memoryview | str | int | float | bool";
-};
-struct path {
-  static constexpr char name[] = "str | bytes | os.PathLike";
-};
-struct bytes_like {
-  static constexpr char name[] = "bytes | bytearray | memoryview";
-};
-struct path_or_bytes {
-  static constexpr char name[] = "str | os.PathLike | bytes | bytearray | memoryview";
-};
-struct times {
-  static constexpr char name[] = "numpy.ndarray | collections.abc.Iterable[int]";
-};
-struct bool_array {
-  static constexpr char name[] = "numpy.ndarray[numpy.bool_]";
-};
+inline constexpr char keys[] = "numpy.ndarray | pyarrow.Array | pyarrow.ChunkedArray | collections.abc.Iterable";
+inline constexpr char hashes[] = "numpy.ndarray | collections.abc.Iterable[int]";
+inline constexpr char key[] = "bytes | bytearray | memoryview | str | int | float | bool";
+inline constexpr char path[] = "str | bytes | os.PathLike";
+inline constexpr char bytes_like[] = "bytes | bytearray | memoryview";
+inline constexpr char path_or_bytes[] = "str | os.PathLike | bytes | bytearray | memoryview";
+inline constexpr char times[] = "int | numpy.ndarray | collections.abc.Iterable[int]";
+inline constexpr char bool_array[] = "numpy.ndarray[numpy.bool_]";
 /// A filter of whichever kind a file holds (bloomkit.Filter in the stubs).
-struct any_filter {
-  static constexpr char name[] = "bloomkit.Filter";
-};
+inline constexpr char any_filter[] = "bloomkit.Filter";
 /// Another filter of the class W binds (merge, |, &): the call itself says
 /// what it got when it is not one.
 template <class W>
@@ -68,13 +55,15 @@ struct same_class {
 };
 }  // namespace annotation
 
-using keys_arg = annotated<annotation::keys>;
-using hashes_arg = annotated<annotation::hashes>;
-using key_arg = annotated<annotation::key>;
-using path_arg = annotated<annotation::path>;
-using bytes_arg = annotated<annotation::bytes_like>;
-using bool_array_result = annotated_result<annotation::bool_array>;
-using filter_result = annotated_result<annotation::any_filter>;
+using keys_arg = annotated<annotation::named<annotation::keys>>;
+using hashes_arg = annotated<annotation::named<annotation::hashes>>;
+using key_arg = annotated<annotation::named<annotation::key>>;
+using path_arg = annotated<annotation::named<annotation::path>>;
+using bytes_arg = annotated<annotation::named<annotation::bytes_like>>;
+using path_or_bytes_arg = annotated<annotation::named<annotation::path_or_bytes>>;
+using times_arg = annotated<annotation::named<annotation::times>>;
+using bool_array_result = annotated_result<annotation::named<annotation::bool_array>>;
+using filter_result = annotated_result<annotation::named<annotation::any_filter>>;
 template <class W>
 using same_class_arg = annotated<annotation::same_class<W>>;
 template <class W>

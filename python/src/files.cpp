@@ -135,7 +135,7 @@ void bind_files(nb::module_& m) {
       "header"_a, "payload"_a, "Restores a protocol-5 pickle: the file header and the words (out of band).");
   m.def(
       "inspect",
-      [](annotated<annotation::path_or_bytes> source) {
+      [](path_or_bytes_arg source) {
         if (PyObject_CheckBuffer(source.value.ptr())) {
           const buffer_view view(source);
           nb::gil_scoped_release release;

@@ -149,7 +149,7 @@ void bind_window(nb::module_& m) {
          "changing nothing, when `time` is before `now` or this is a count window.")
       .def(
           "add_many_at",
-          [](W& self, keys_arg keys, annotated<annotation::times> times) {
+          [](W& self, keys_arg keys, times_arg times) {
             hash_spec spec{};
             std::uint64_t now = 0;
             {
