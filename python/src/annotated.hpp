@@ -96,10 +96,6 @@ struct type_caster<bloomkit::python::annotated<Tag>> {
 template <class Tag>
 struct type_caster<bloomkit::python::annotated_result<Tag>> {
   NB_TYPE_CASTER(bloomkit::python::annotated_result<Tag>, annotation_name<Tag>())
-  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
-    value.value = borrow(src);
-    return true;
-  }
   static handle from_cpp(const Value& v, rv_policy, cleanup_list*) noexcept { return v.value.inc_ref(); }
 };
 

@@ -66,12 +66,12 @@ inline constexpr bool defers_adds =
 /// each) to cover a DRAM miss.
 inline constexpr std::uint32_t deferred_capacity = 8;
 
-/// The parked hashes of one filter (none for kinds that do not defer).
+/// The parked hashes of one filter (none for kinds that do not defer): a
+/// ring; add number i since the last settle parks in slot i % capacity.
 template <class F>
 struct deferred_adds {
   std::array<std::uint64_t, defers_adds<F> ? deferred_capacity : 0> hashes{};
-  std::uint32_t count = 0;  ///< parked hashes, in hashes[0, count)
-  std::uint32_t next = 0;   ///< once full: the slot written and reused by the next add
+  std::uint64_t adds = 0;  ///< adds parked since the last settle (the ring holds min(adds, capacity))
 };
 
 /// Prefetches, for writing, the line(s) that insert_hash(h) will change.
@@ -146,13 +146,9 @@ PyObject* add_method(PyObject* self, PyObject* key) noexcept {
         const std::uint64_t h = hash_object(nb::handle(key), f.hash());
         prefetch_insert(f, h);
         auto& parked = w.deferred;
-        if (parked.count < deferred_capacity) {
-          parked.hashes[parked.count++] = h;
-        } else {
-          f.insert_hash(parked.hashes[parked.next]);
-          parked.hashes[parked.next] = h;
-          parked.next = (parked.next + 1) % deferred_capacity;
-        }
+        std::uint64_t& slot = parked.hashes[parked.adds % deferred_capacity];
+        if (parked.adds++ >= deferred_capacity) f.insert_hash(slot);  // the add parked a ring ago
+        slot = h;
         Py_RETURN_NONE;
       }
     }

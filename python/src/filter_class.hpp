@@ -27,6 +27,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/optional.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -101,12 +102,12 @@ struct py_filter {
   /// GIL-free section: its start settled, and adds during it do not park).
   void settle() const noexcept {
     if constexpr (defers_adds<F>) {
-      if (deferred.count == 0) return;
+      if (deferred.adds == 0) return;
       // Parked hashes exist only on an owner; the object itself is never const.
       F& f = const_cast<F&>(*owned);
-      for (std::uint32_t i = 0; i < deferred.count; ++i) f.insert_hash(deferred.hashes[i]);
-      deferred.count = 0;
-      deferred.next = 0;
+      const auto parked = static_cast<std::size_t>(std::min<std::uint64_t>(deferred.adds, deferred_capacity));
+      f.insert_many(std::span<const std::uint64_t>(deferred.hashes.data(), parked));
+      deferred.adds = 0;
     }
   }
 
@@ -139,7 +140,7 @@ class released_section {
  public:
   template <class W>
   explicit released_section(const W& filter) : count_(filter.sync->released) {
-    if constexpr (requires { filter.settle(); }) filter.settle();
+    filter.settle();
     count_.fetch_add(1, std::memory_order_acq_rel);
   }
   released_section(const released_section&) = delete;
