@@ -16,6 +16,7 @@
 
 #include <csignal>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -320,6 +321,57 @@ TEST(LibraryMemory, ConstructorsTooLargeToAllocateNameTheBytes) {
 #ifndef BLOOMKIT_SANITIZED
   ASSERT_EQ(::setrlimit(RLIMIT_AS, &old), 0);
 #endif
+}
+
+TEST(LibraryMemory, LargeFiltersOnReusedHeapMemoryHoldExactlyTheirBits) {
+  // Filters of 8 MiB and more drop the pages of their fresh allocation
+  // before advising huge pages (detail/memory.hpp, advise_huge_pages). Here
+  // that memory is reused heap memory full of 0xAB: glibc serves it after a
+  // mapped block of 32 MiB was freed (which raises its mmap threshold). A
+  // filter made there, and a copy of one, must still hold exactly the bits
+  // of the same filter made on fresh memory; a large vector_or_fail exactly
+  // its value (which it would not if the pages were dropped after the write).
+  auto dirty_heap = [] {
+    { std::vector<unsigned char> mapped(std::size_t{32} << 20, 0xAB); }
+    std::vector<unsigned char> reused(std::size_t{30} << 20, 0xAB);
+    ASSERT_EQ(reused[reused.size() / 2], 0xAB);
+  };
+  const block_filter_params params{.blocks = (std::size_t{20} << 20) / 64, .k = 7, .capacity = 1,
+                                   .target_fpr = 0.01};
+  const std::uint64_t keys = 200000;
+  blocked_bloom fresh(params);
+  for (std::uint64_t i = 0; i < keys; ++i) fresh.insert(i);
+  const auto fresh_bytes = save_to_bytes(fresh);
+
+  dirty_heap();
+  blocked_bloom reused(params);
+  EXPECT_EQ(reused.fill_ratio(), 0.0);
+  for (std::uint64_t i = 0; i < keys; ++i) reused.insert(i);
+  EXPECT_EQ(save_to_bytes(reused), fresh_bytes);
+
+  dirty_heap();
+  const blocked_bloom copy = fresh;
+  EXPECT_EQ(save_to_bytes(copy), fresh_bytes);
+  blocked_bloom assigned(1000, 0.01);
+  dirty_heap();
+  assigned = fresh;
+  assigned.insert(keys + 1);  // the copy has its own blocks
+  EXPECT_EQ(save_to_bytes(fresh), fresh_bytes);
+  EXPECT_TRUE(assigned.may_contain(keys + 1));
+
+  dirty_heap();
+  standard_bloom words(standard_bloom_params{.bits = std::uint64_t{160} << 20, .k = 7, .capacity = 1,
+                                             .target_fpr = 0.01});
+  EXPECT_EQ(words.fill_ratio(), 0.0);
+  for (std::uint64_t i = 0; i < keys; ++i) words.insert(i);
+  dirty_heap();
+  const standard_bloom words_copy = words;
+  EXPECT_EQ(save_to_bytes(words_copy), save_to_bytes(words));
+
+  dirty_heap();
+  const std::uint64_t value = 0x0123456789abcdefULL;
+  const auto filled = bloomkit::detail::vector_or_fail<std::uint64_t>((std::size_t{24} << 20) / 8, value, "a test");
+  EXPECT_EQ(std::count(filled.begin(), filled.end(), value), static_cast<std::ptrdiff_t>(filled.size()));
 }
 
 TEST(LibraryMemory, TheNthAllocationFailingLeavesEverythingAsItWas) {

@@ -604,6 +604,21 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
   }
 
+  /// A copy with its own blocks, allocated as a new filter's are (huge pages
+  /// for a large one; errc::out_of_memory when it does not fit).
+  block_filter(const block_filter& other)
+      : params_(other.params_),
+        blocks_(detail::copy_or_fail(other.blocks_, "copying a " + std::string(P::name))),
+        inserted_(other.inserted_),
+        accuracy_(other.accuracy_) {}
+  block_filter& operator=(const block_filter& other) {
+    if (this != &other) *this = block_filter(other);
+    return *this;
+  }
+  block_filter(block_filter&&) noexcept = default;
+  block_filter& operator=(block_filter&&) noexcept = default;
+  ~block_filter() = default;
+
   /// The parameters a (capacity, target_fpr) construction would choose.
   static block_filter_params plan_params(std::uint64_t capacity, double target_fpr, hash_spec hash = P::default_hash) {
     const sizing::blocked_plan plan = P::plan(capacity, target_fpr);

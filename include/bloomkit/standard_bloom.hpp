@@ -448,6 +448,21 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
     detail::require_standard_payload(params_, words_, errc::corrupt);
   }
 
+  /// A copy with its own words, allocated as a new filter's are (huge pages
+  /// for a large one; errc::out_of_memory when it does not fit).
+  standard_bloom(const standard_bloom& other)
+      : params_(other.params_),
+        words_(detail::copy_or_fail(other.words_, "copying a standard_bloom")),
+        inserted_(other.inserted_),
+        accuracy_(other.accuracy_) {}
+  standard_bloom& operator=(const standard_bloom& other) {
+    if (this != &other) *this = standard_bloom(other);
+    return *this;
+  }
+  standard_bloom(standard_bloom&&) noexcept = default;
+  standard_bloom& operator=(standard_bloom&&) noexcept = default;
+  ~standard_bloom() = default;
+
   /// A filter with m bits and k probes; the design point is the n at which
   /// this k is optimal (m ln2 / k) and the classic FPR there.
   static standard_bloom with_bits(std::uint64_t bits, std::uint32_t k, hash_spec hash = {}) {

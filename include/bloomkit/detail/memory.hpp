@@ -38,23 +38,36 @@ namespace bloomkit::detail {
 inline constexpr std::size_t huge_page_min_bytes = std::size_t{8} << 20;
 
 /// Asks Linux to back the 2 MiB-aligned part of [p, p + bytes) with
-/// transparent huge pages (madvise MADV_HUGEPAGE), before it is first
-/// touched. Why: a filter probes random cache lines, and past the TLB's reach
-/// every probe of a 4 KiB-page filter also pays a page walk; with 2 MiB pages
-/// a 128 MiB filter needs 64 TLB entries. At 10^8 keys batched prehashed
-/// negatives took 13.0 instead of 18.0 ns (split_block), 13.9 instead of
-/// 17.6 (blocked) and 40.2 instead of 54.3 (standard), same kernels, one run
-/// (BENCHMARKS.md, "Issue 20, third round"). Only a hint: it changes no
-/// byte, it is ignored where THP is off ("never") or unavailable, and
-/// elsewhere (not Linux) it does nothing.
-inline void advise_huge_pages([[maybe_unused]] const void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+/// transparent huge pages (madvise MADV_HUGEPAGE), and first drops whatever
+/// pages that part already has (MADV_DONTNEED), so the bytes there are
+/// discarded: call it only on memory that is allocated but not yet written.
+/// Why huge pages: a filter probes random cache lines, and past the TLB's
+/// reach every probe of a 4 KiB-page filter also pays a page walk; with 2 MiB
+/// pages a 128 MiB filter needs 64 TLB entries. At 10^8 keys batched
+/// prehashed negatives took 13.0 instead of 18.0 ns (split_block), 13.9
+/// instead of 17.6 (blocked) and 40.2 instead of 54.3 (standard), same
+/// kernels, one run (BENCHMARKS.md, "Issue 20, third round").
+/// Why drop the pages: the advice only shapes pages faulted in after it.
+/// glibc serves requests below its mmap threshold, which rises to the size
+/// of the largest mapped block freed so far (up to 32 MiB), from its heap,
+/// whose memory an earlier allocation may have faulted in with 4 KiB pages;
+/// a second filter of 8-32 MiB made after the first was freed then got no
+/// huge page at all (BENCHMARKS.md, "Seventh session: huge pages for every
+/// filter"). Dropped, the range reads as zeros and its first writes fault
+/// in huge pages. Only a hint: it changes no byte the caller keeps, it is
+/// ignored where THP is off ("never") or unavailable, and elsewhere (not
+/// Linux) it does nothing.
+inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes < huge_page_min_bytes) return;
   constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
   const auto at = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t begin = (at + huge - 1) & ~(huge - 1);
   const std::uintptr_t end = (at + bytes) & ~(huge - 1);
-  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  if (end <= begin) return;
+  void* const range = reinterpret_cast<void*>(begin);
+  (void)::madvise(range, end - begin, MADV_DONTNEED);
+  (void)::madvise(range, end - begin, MADV_HUGEPAGE);
 #endif
 }
 
@@ -84,6 +97,22 @@ template <class T>
 std::vector<T> vector_or_fail(std::uint64_t count, const T& value, std::string_view what) {
   std::vector<T> out;
   assign_or_fail(out, count, value, what);
+  return out;
+}
+
+/// A copy of `from`, allocated and advised as assign_or_fail does (a copy
+/// through std::vector's own copy constructor gets neither huge pages nor the
+/// typed out-of-memory error); errc::out_of_memory names `what`.
+template <class T>
+std::vector<T> copy_or_fail(const std::vector<T>& from, std::string_view what) {
+  std::vector<T> out;
+  try {
+    out.reserve(from.size());
+    advise_huge_pages(out.data(), from.size() * sizeof(T));
+    out.assign(from.begin(), from.end());
+  } catch (const std::bad_alloc&) {
+    fail_allocation(what, from.size(), sizeof(T));
+  }
   return out;
 }
 
