@@ -103,18 +103,23 @@ TEST(StringHash, EveryLengthInEveryLaneUnderEveryKernel) {
 }
 
 TEST(StringHash, GroupsOfOneLengthAndTails) {
-  // Every length 0..40 in whole groups of one length (all lanes alike: 72
+  // Every length 0..70 in whole groups of one length (all lanes alike, so
+  // XXH3's 9-16-, 17-32- and 33-64-byte lanes each run alone; 72
   // strings are two 32-string steps and one group of eight), and every count
   // 0..44 of strings (the 32-, 8- and 4-lane loops' tails).
-  for (std::size_t len = 0; len <= 40; ++len) {
+  for (std::size_t len = 0; len <= 70; ++len) {
     const column c = make_column(std::vector<std::size_t>(72, len), 5, 0, len);
-    for (kernel k : supported_kernels()) check_column(c, k, bloomkit::parquet_hash_spec, 0, "all of length " + std::to_string(len));
+    for (kernel k : supported_kernels())
+      for (auto algorithm : algorithms)
+        for (auto seed : {std::uint64_t{0}, std::uint64_t{0xdeadbeefcafebabeULL}})
+          check_column(c, k, hash_spec{algorithm, seed}, 0, "all of length " + std::to_string(len));
   }
   for (std::size_t n = 0; n <= 44; ++n) {
     std::vector<std::size_t> lengths(n);
     std::iota(lengths.begin(), lengths.end(), std::size_t{1});
     const column c = make_column(lengths, 0, 0, 900 + n);
-    for (kernel k : supported_kernels()) check_column(c, k, bloomkit::parquet_hash_spec, 0, std::to_string(n) + " strings");
+    for (kernel k : supported_kernels())
+      for (auto algorithm : algorithms) check_column(c, k, hash_spec{algorithm, 0}, 0, std::to_string(n) + " strings");
   }
 }
 

@@ -24,9 +24,12 @@
 // the string's end; a string shorter than 8 bytes at the very start of the
 // buffer, and any string of 32 bytes or more (XXH64's four-accumulator
 // stripes), goes to the scalar XXH64 instead. XXH3 (the other kinds'
-// default) keeps the scalar loop: its 17-128-byte path needs 64x64->128-bit
-// products, which neither AVX2 nor AVX-512 has. tests/string_hash_test.cpp
-// checks every path against the library's XXH64 / XXH3, lane by lane.
+// default) of strings of 9-64 bytes takes 8 lanes under AVX-512: its paths
+// there (9-16 bytes, and the first two steps of 17-128) are one to four
+// 64x64->128-bit products of words read inside the string, which the lanes
+// build from 32x32->64-bit products; other lengths, and XXH3 under AVX2,
+// keep the scalar loop. tests/string_hash_test.cpp checks every path
+// against the library's XXH64 / XXH3, lane by lane.
 //
 // batch_key_hasher feeds the batched calls' prefetch pipeline
 // (simd_batch.hpp): it is the pipeline's hash_at(i), which asks for keys in
@@ -258,11 +261,10 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
   }
 }
 
-/// Loads the offsets of strings i..i+7 (and their ends) as 64-bit lanes and
-/// says which may take the lanes: fewer than 32 bytes, and 8 readable bytes
-/// before the end of any with a 1-7-byte tail.
+/// The offsets of strings i..i+7 as 64-bit lanes: where each begins and
+/// its length.
 template <string_offset O>
-BLOOMKIT_TARGET_AVX512 inline __mmask8 load_string_group(const O* offsets, __m512i& begin, __m512i& len) noexcept {
+BLOOMKIT_TARGET_AVX512 inline void load_offset_group(const O* offsets, __m512i& begin, __m512i& len) noexcept {
   constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
   __m512i end;
   if constexpr (sizeof(O) == 4) {
@@ -273,19 +275,29 @@ BLOOMKIT_TARGET_AVX512 inline __mmask8 load_string_group(const O* offsets, __m51
     end = _mm512_loadu_si512(offsets + 1);
   }
   len = _mm512_sub_epi64(end, begin);
+}
+
+/// load_offset_group, and which strings may take the XXH64 lanes: fewer
+/// than 32 bytes, and 8 readable bytes before the end of any with a 1-7-byte
+/// tail.
+template <string_offset O>
+BLOOMKIT_TARGET_AVX512 inline __mmask8 load_string_group(const O* offsets, __m512i& begin, __m512i& len) noexcept {
+  load_offset_group(offsets, begin, len);
+  const __m512i end = _mm512_add_epi64(begin, len);
   const __mmask8 short_enough = _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(lane_string_max));
   const __mmask8 tail_readable = _mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(8)) |
                                  _mm512_cmpeq_epi64_mask(_mm512_and_si512(len, _mm512_set1_epi64(7)), _mm512_setzero_si512());
   return short_enough & tail_readable;
 }
 
-/// out[i] for the strings of group `base` that `live` leaves out: scalar XXH64.
+/// out[i] for the strings of group `base` that `live` leaves out: the
+/// scalar hash.
 template <string_offset O>
-inline void xxh64_strings_left_out(const std::byte* data, const O* offsets, std::size_t base, unsigned live,
-                                   std::uint64_t seed, std::uint64_t* out) noexcept {
+inline void strings_left_out(const std::byte* data, const O* offsets, std::size_t base, unsigned live, hash_spec spec,
+                             std::uint64_t* out) noexcept {
   for (unsigned rest = ~live & 0xffU; rest != 0; rest &= rest - 1) {
     const std::size_t j = base + static_cast<std::size_t>(__builtin_ctz(rest));
-    out[j] = XXH64(data + offsets[j], static_cast<std::size_t>(offsets[j + 1] - offsets[j]), seed);
+    hash_strings_scalar(data, offsets + j, 1, spec, out + j);
   }
 }
 
@@ -304,7 +316,7 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_string_groups(const std::byte* data, co
   xxh64_short_strings<G>(data, begin, len, live, seed, h);
   for (int g = 0; g < G; ++g) _mm512_mask_storeu_epi64(out + i + 8 * g, live[g], h[g]);
   if (all_live != 0xff) [[unlikely]] {
-    for (int g = 0; g < G; ++g) xxh64_strings_left_out(data, offsets, i + 8 * g, live[g], seed, out);
+    for (int g = 0; g < G; ++g) strings_left_out(data, offsets, i + 8 * g, live[g], hash_spec{hash_algorithm::xxh64, seed}, out);
   }
 }
 
@@ -323,6 +335,126 @@ BLOOMKIT_TARGET_AVX512 void xxh64_strings_avx512(const std::byte* data, const O*
   for (; i + 32 <= n; i += 32) xxh64_string_groups<4>(data, offsets, i, seed, out);
   for (; i + 8 <= n; i += 8) xxh64_string_groups<1>(data, offsets, i, seed, out);
   for (; i < n; ++i) out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), seed);
+}
+
+/// The 8 little-endian bytes of XXH3's default secret at byte `at`
+/// (xxhash.h's own table; the seeded 0-240-byte paths use it).
+inline std::uint64_t xxh3_secret_word(std::size_t at) noexcept {
+  std::uint64_t word;
+  std::memcpy(&word, XXH3_kSecret + at, sizeof word);
+  return word;
+}
+
+/// XXH3's mul128_fold64 per 64-bit lane: the low and the high 64 bits of the
+/// 128-bit product a * b, xored. AVX-512 multiplies at most 64x64->64, so
+/// the product is built from the four 32x32->64 products of the halves
+/// (the textbook long multiplication; the middle sum cannot overflow: it is
+/// at most (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1).
+BLOOMKIT_TARGET_AVX512 inline __m512i mul128_fold64_lanes(__m512i a, __m512i b) noexcept {
+  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
+  const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
+  const __m512i a_hi = _mm512_maskz_srli_epi64(all, a, 32), b_hi = _mm512_maskz_srli_epi64(all, b, 32);
+  const __m512i ll = _mm512_maskz_mul_epu32(all, a, b), lh = _mm512_maskz_mul_epu32(all, a, b_hi);
+  const __m512i hl = _mm512_maskz_mul_epu32(all, a_hi, b), hh = _mm512_maskz_mul_epu32(all, a_hi, b_hi);
+  const __m512i middle = _mm512_add_epi64(_mm512_add_epi64(_mm512_maskz_srli_epi64(all, ll, 32), _mm512_and_si512(lh, low32)), hl);
+  const __m512i high = _mm512_add_epi64(_mm512_add_epi64(hh, _mm512_maskz_srli_epi64(all, lh, 32)), _mm512_maskz_srli_epi64(all, middle, 32));
+  const __m512i low = _mm512_or_si512(_mm512_maskz_slli_epi64(all, middle, 32), _mm512_and_si512(ll, low32));
+  return _mm512_xor_si512(low, high);
+}
+
+/// v in every 64-bit lane.
+BLOOMKIT_TARGET_AVX512 inline __m512i word(std::uint64_t v) noexcept { return _mm512_set1_epi64(static_cast<long long>(v)); }
+
+/// XXH3's avalanche (the end of its 9-128-byte paths), per lane.
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_avalanche_lanes(__m512i h) noexcept {
+  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
+  h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 37));
+  h = _mm512_maskz_mullo_epi64(all, h, _mm512_set1_epi64(static_cast<long long>(0x165667919E3779F9ULL)));
+  return _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 32));
+}
+
+/// The 8 bytes at data + at + plus in each lane of `m` (zero elsewhere, not read).
+BLOOMKIT_TARGET_AVX512 inline __m512i gather_words(const std::byte* data, __mmask8 m, __m512i at, long long plus) noexcept {
+  return _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), m, _mm512_add_epi64(at, _mm512_set1_epi64(plus)), data, 1);
+}
+
+/// Smallest and largest lengths xxh3_mid_strings takes: XXH3's 9-16-byte
+/// path and the first two steps of its 17-128-byte one.
+inline constexpr std::size_t xxh3_lane_min = 9;
+inline constexpr std::size_t xxh3_lane_max = 64;
+
+/// XXH3-64 with `seed` (default secret) of eight strings of 9-64 bytes:
+/// lane j hashes the len bytes at data + begin (64-bit byte offsets); lanes
+/// outside `live` are not read and give garbage. Every read lies inside its
+/// string: the first and last 8 bytes; for 17-64 bytes the 8 after the
+/// first 8 and before the last 8; for 33-64 bytes also bytes 16-31 and the
+/// 16 before the last 16 (xxhash's XXH3_len_9to16_64b and
+/// XXH3_len_17to128_64b; doc/xxhash_spec.md).
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __m512i begin, __m512i len, __mmask8 live,
+                                                       std::uint64_t seed) noexcept {
+  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i end = _mm512_add_epi64(begin, len);
+  const __mmask8 longer = live & _mm512_cmpgt_epu64_mask(len, _mm512_set1_epi64(16));
+  const __mmask8 shorter = live & ~longer;
+  const __m512i first = _mm512_mask_i64gather_epi64(zero, live, begin, data, 1);
+  const __m512i last = _mm512_mask_i64gather_epi64(zero, live, _mm512_sub_epi64(end, _mm512_set1_epi64(8)), data, 1);
+  __m512i h = zero;
+  if (longer != 0) {
+    // acc = len * PRIME64_1 + mix16B(bytes 0-15, secret 0) + mix16B(last 16 bytes, secret 16).
+    const __m512i second = _mm512_mask_i64gather_epi64(zero, longer, _mm512_add_epi64(begin, _mm512_set1_epi64(8)), data, 1);
+    const __m512i before_last = _mm512_mask_i64gather_epi64(zero, longer, _mm512_sub_epi64(end, _mm512_set1_epi64(16)), data, 1);
+    __m512i acc = _mm512_maskz_mullo_epi64(all, len, word(xxh_prime64_1));
+    acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(first, word(xxh3_secret_word(0) + seed)),
+                                                    _mm512_xor_si512(second, word(xxh3_secret_word(8) - seed))));
+    acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(before_last, word(xxh3_secret_word(16) + seed)),
+                                                    _mm512_xor_si512(last, word(xxh3_secret_word(24) - seed))));
+    const __mmask8 longest = longer & _mm512_cmpgt_epu64_mask(len, _mm512_set1_epi64(32));
+    if (longest != 0) {
+      // 33-64 bytes add mix16B(bytes 16-31, secret 32) + mix16B(the 16 bytes before the last 16, secret 48).
+      const __m512i more = _mm512_add_epi64(
+          mul128_fold64_lanes(_mm512_xor_si512(gather_words(data, longest, begin, 16), word(xxh3_secret_word(32) + seed)),
+                              _mm512_xor_si512(gather_words(data, longest, begin, 24), word(xxh3_secret_word(40) - seed))),
+          mul128_fold64_lanes(_mm512_xor_si512(gather_words(data, longest, end, -32), word(xxh3_secret_word(48) + seed)),
+                              _mm512_xor_si512(gather_words(data, longest, end, -24), word(xxh3_secret_word(56) - seed))));
+      acc = _mm512_mask_add_epi64(acc, longest, acc, more);
+    }
+    h = xxh3_avalanche_lanes(acc);
+  }
+  if (shorter != 0) {
+    // lo, hi = first / last 8 bytes ^ bitflips; acc = len + bswap64(lo) + hi + mul128_fold64(lo, hi).
+    const __m512i lo = _mm512_xor_si512(first, word((xxh3_secret_word(24) ^ xxh3_secret_word(32)) + seed));
+    const __m512i hi = _mm512_xor_si512(last, word((xxh3_secret_word(40) ^ xxh3_secret_word(48)) - seed));
+    const __m512i byte_swap = _mm512_set4_epi32(0x08090a0b, 0x0c0d0e0f, 0x00010203, 0x04050607);
+    __m512i acc = _mm512_add_epi64(_mm512_add_epi64(len, _mm512_maskz_shuffle_epi8(~__mmask64{0}, lo, byte_swap)), hi);
+    acc = _mm512_add_epi64(acc, mul128_fold64_lanes(lo, hi));
+    h = _mm512_mask_mov_epi64(h, shorter, xxh3_avalanche_lanes(acc));
+  }
+  return h;
+}
+
+/// hash_strings_scalar with XXH3, eight strings per step: those of 9-64
+/// bytes through xxh3_mid_strings, the others through the scalar XXH3 (a
+/// group with none of 9-64 bytes straight through it).
+/// Scratch A/B (10^6 decimal strings of 17-19 bytes, -march=x86-64-v2,
+/// best of 7): see BENCHMARKS.md, "Seventh session: XXH3 string lanes".
+template <string_offset O>
+BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const std::byte* data, const O* offsets, std::size_t n,
+                                                std::uint64_t seed, std::uint64_t* out) noexcept {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m512i begin, len;
+    load_offset_group(offsets + i, begin, len);
+    const __mmask8 live = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_min)) &
+                          _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_max));
+    if (live == 0) {
+      hash_strings_scalar(data, offsets + i, 8, hash_spec{hash_algorithm::xxh3_64, seed}, out + i);
+      continue;
+    }
+    _mm512_mask_storeu_epi64(out + i, live, xxh3_mid_strings(data, begin, len, live, seed));
+    if (live != 0xff) strings_left_out(data, offsets, i, live, hash_spec{hash_algorithm::xxh3_64, seed}, out);
+  }
+  hash_strings_scalar(data, offsets + i, n - i, hash_spec{hash_algorithm::xxh3_64, seed}, out + i);
 }
 
 /// 64-bit lane multiply for AVX2 (which has only 32x32->64): the low 64
@@ -448,6 +580,9 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
   if (spec.algorithm == hash_algorithm::xxh64) {
     if (k == kernel::avx512) return xxh64_strings_avx512(data, offsets, n, spec.seed, out);
     if (k == kernel::avx2) return xxh64_strings_avx2(data, offsets, n, spec.seed, out);
+  }
+  if (spec.algorithm == hash_algorithm::xxh3_64 && k == kernel::avx512) {
+    return xxh3_strings_avx512(data, offsets, n, spec.seed, out);
   }
 #endif
   (void)k;
