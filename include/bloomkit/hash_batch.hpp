@@ -433,9 +433,73 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __
   return h;
 }
 
+/// XXH64's avalanche (XXH3 ends its 0-3-byte paths with it), per lane.
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh64_avalanche_lanes(__m512i h) noexcept {
+  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
+  h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 33));
+  h = _mm512_maskz_mullo_epi64(all, h, word(xxh_prime64_2));
+  h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 29));
+  h = _mm512_maskz_mullo_epi64(all, h, word(xxh_prime64_3));
+  return _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 32));
+}
+
+/// The 4 bytes at data + at + plus, zero-extended, in each lane of `m`
+/// (zero elsewhere, not read).
+BLOOMKIT_TARGET_AVX512 inline __m512i gather_words32(const std::byte* data, __mmask8 m, __m512i at, long long plus) noexcept {
+  const __m256i w = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m, _mm512_add_epi64(at, _mm512_set1_epi64(plus)), data, 1);
+  return _mm512_maskz_cvtepu32_epi64(0xff, w);
+}
+
+/// XXH3-64 with `seed` (default secret) of eight strings of 0-8 bytes, as
+/// xxh3_mid_strings: lane j hashes the len bytes ending at data + end.
+/// 4-8 bytes read their first and last 4 bytes (inside the string); 1-3
+/// bytes read the 4 bytes ending the string, so end >= 4 there (the caller
+/// sends the others to the scalar path), and pick its first, middle and last
+/// byte out of them (xxhash's XXH3_len_1to3_64b, XXH3_len_4to8_64b and the
+/// empty input; doc/xxhash_spec.md).
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(const std::byte* data, __m512i end, __m512i len, __mmask8 live,
+                                                         std::uint64_t seed) noexcept {
+  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
+  const __mmask8 four_up = live & _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(4));
+  const __mmask8 one_up = live & ~four_up & _mm512_test_epi64_mask(len, len);
+  // The empty string: XXH64's avalanche of seed ^ secret words 56 and 64.
+  __m512i h = xxh64_avalanche_lanes(word(seed ^ xxh3_secret_word(56) ^ xxh3_secret_word(64)));
+  if (four_up != 0) {
+    // keyed = (last 4 bytes + (first 4 bytes << 32)) ^ bitflip, then rrmxmx.
+    const std::uint64_t seed4 = seed ^ (std::uint64_t{__builtin_bswap32(static_cast<std::uint32_t>(seed))} << 32);
+    const __m512i first = gather_words32(data, four_up, _mm512_sub_epi64(end, len), 0);
+    const __m512i last = gather_words32(data, four_up, end, -4);
+    __m512i k = _mm512_xor_si512(_mm512_add_epi64(last, _mm512_maskz_slli_epi64(all, first, 32)),
+                                 word((xxh3_secret_word(8) ^ xxh3_secret_word(16)) - seed4));
+    k = _mm512_xor_si512(k, _mm512_xor_si512(_mm512_maskz_rol_epi64(all, k, 49), _mm512_maskz_rol_epi64(all, k, 24)));
+    k = _mm512_maskz_mullo_epi64(all, k, word(xxh3_prime_mx2));
+    k = _mm512_xor_si512(k, _mm512_add_epi64(_mm512_maskz_srli_epi64(all, k, 35), len));
+    k = _mm512_maskz_mullo_epi64(all, k, word(xxh3_prime_mx2));
+    h = _mm512_mask_mov_epi64(h, four_up, _mm512_xor_si512(k, _mm512_maskz_srli_epi64(all, k, 28)));
+  }
+  if (one_up != 0) {
+    // Byte p of a 1-3-byte string is byte 4 - len + p of the 4 bytes ending it.
+    const __m512i w = gather_words32(data, one_up, end, -4);
+    const __m512i skip = _mm512_sub_epi64(_mm512_set1_epi64(4), len);
+    const __m512i byte_mask = _mm512_set1_epi64(0xff);
+    const __m512i c1 = _mm512_and_si512(_mm512_maskz_srlv_epi64(all, w, _mm512_maskz_slli_epi64(all, skip, 3)), byte_mask);
+    const __m512i mid = _mm512_add_epi64(skip, _mm512_maskz_srli_epi64(all, len, 1));
+    const __m512i c2 = _mm512_and_si512(_mm512_maskz_srlv_epi64(all, w, _mm512_maskz_slli_epi64(all, mid, 3)), byte_mask);
+    const __m512i c3 = _mm512_maskz_srli_epi64(all, w, 24);
+    const __m512i combined = _mm512_or_si512(
+        _mm512_or_si512(_mm512_maskz_slli_epi64(all, c1, 16), _mm512_maskz_slli_epi64(all, c2, 24)),
+        _mm512_or_si512(c3, _mm512_maskz_slli_epi64(all, len, 8)));
+    const std::uint64_t bitflip = ((xxh3_secret_word(0) & 0xffffffffU) ^ (xxh3_secret_word(4) & 0xffffffffU)) + seed;
+    h = _mm512_mask_mov_epi64(h, one_up, xxh64_avalanche_lanes(_mm512_xor_si512(combined, word(bitflip))));
+  }
+  return h;
+}
+
 /// hash_strings_scalar with XXH3, eight strings per step: those of 9-64
-/// bytes through xxh3_mid_strings, the others through the scalar XXH3 (a
-/// group with none of 9-64 bytes straight through it).
+/// bytes through xxh3_mid_strings, of 0-8 bytes through
+/// xxh3_short_strings (a 1-3-byte one ending before byte 4 of the buffer
+/// excepted), the others through the scalar XXH3 (a group with none of them
+/// straight through it).
 /// Scratch A/B (10^6 decimal strings of 17-19 bytes, -march=x86-64-v2,
 /// best of 7): see BENCHMARKS.md, "Seventh session: XXH3 string lanes".
 template <string_offset O>
@@ -445,13 +509,21 @@ BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const std::byte* data, const O* 
   for (; i + 8 <= n; i += 8) {
     __m512i begin, len;
     load_offset_group(offsets + i, begin, len);
-    const __mmask8 live = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_min)) &
-                          _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_max));
+    const __m512i end = _mm512_add_epi64(begin, len);
+    const __mmask8 mid = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_min)) &
+                         _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_max));
+    const __mmask8 short_readable = _mm512_cmplt_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_min)) &
+                                    (_mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(4)) |
+                                     _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(4)) |
+                                     _mm512_cmpeq_epi64_mask(len, _mm512_setzero_si512()));
+    const unsigned live = mid | short_readable;
     if (live == 0) {
       hash_strings_scalar(data, offsets + i, 8, hash_spec{hash_algorithm::xxh3_64, seed}, out + i);
       continue;
     }
-    _mm512_mask_storeu_epi64(out + i, live, xxh3_mid_strings(data, begin, len, live, seed));
+    __m512i h = mid != 0 ? xxh3_mid_strings(data, begin, len, mid, seed) : _mm512_setzero_si512();
+    if (short_readable != 0) h = _mm512_mask_mov_epi64(h, short_readable, xxh3_short_strings(data, end, len, short_readable, seed));
+    _mm512_mask_storeu_epi64(out + i, static_cast<__mmask8>(live), h);
     if (live != 0xff) strings_left_out(data, offsets, i, live, hash_spec{hash_algorithm::xxh3_64, seed}, out);
   }
   hash_strings_scalar(data, offsets + i, n - i, hash_spec{hash_algorithm::xxh3_64, seed}, out + i);
