@@ -24,11 +24,11 @@
 // the string's end; a string shorter than 8 bytes at the very start of the
 // buffer, and any string of 32 bytes or more (XXH64's four-accumulator
 // stripes), goes to the scalar XXH64 instead. XXH3 (the other kinds'
-// default) of strings of 9-64 bytes takes 8 lanes under AVX-512: its paths
-// there (9-16 bytes, and the first two steps of 17-128) are one to four
+// default) of strings of 0-64 bytes takes 8 lanes under AVX-512: its paths
+// for 9-16 bytes and the first two steps of 17-128 are one to four
 // 64x64->128-bit products of words read inside the string, which the lanes
-// build from 32x32->64-bit products; other lengths, and XXH3 under AVX2,
-// keep the scalar loop. tests/string_hash_test.cpp checks every path
+// build from 32x32->64-bit products; 0-8 bytes are a few multiplies of at
+// most 8 bytes. Longer strings, and XXH3 under AVX2, keep the scalar loop. tests/string_hash_test.cpp checks every path
 // against the library's XXH64 / XXH3, lane by lane.
 //
 // batch_key_hasher feeds the batched calls' prefetch pipeline
@@ -380,8 +380,8 @@ BLOOMKIT_TARGET_AVX512 inline __m512i gather_words(const std::byte* data, __mmas
 
 /// Smallest and largest lengths xxh3_mid_strings takes: XXH3's 9-16-byte
 /// path and the first two steps of its 17-128-byte one.
-inline constexpr std::size_t xxh3_lane_min = 9;
-inline constexpr std::size_t xxh3_lane_max = 64;
+inline constexpr std::size_t xxh3_mid_min = 9;
+inline constexpr std::size_t xxh3_mid_max = 64;
 
 /// XXH3-64 with `seed` (default secret) of eight strings of 9-64 bytes:
 /// lane j hashes the len bytes at data + begin (64-bit byte offsets); lanes
@@ -510,9 +510,9 @@ BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const std::byte* data, const O* 
     __m512i begin, len;
     load_offset_group(offsets + i, begin, len);
     const __m512i end = _mm512_add_epi64(begin, len);
-    const __mmask8 mid = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_min)) &
-                         _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_max));
-    const __mmask8 short_readable = _mm512_cmplt_epu64_mask(len, _mm512_set1_epi64(xxh3_lane_min)) &
+    const __mmask8 mid = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
+                         _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_max));
+    const __mmask8 short_readable = _mm512_cmplt_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
                                     (_mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(4)) |
                                      _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(4)) |
                                      _mm512_cmpeq_epi64_mask(len, _mm512_setzero_si512()));

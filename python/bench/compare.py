@@ -202,7 +202,9 @@ def cpp_reference(sizes: list[int], all_keys: dict[int, dict[str, Any]], repeats
     out_dir.mkdir(parents=True, exist_ok=True)
     exe = out_dir / "cpp_reference"
     src = pathlib.Path(__file__).with_name("cpp_reference.cpp")
-    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
+    # Rebuilt when the program or any library header is newer than it (a stale binary would time old code).
+    newest = max([src.stat().st_mtime] + [h.stat().st_mtime for h in (ROOT / "include").rglob("*.hpp")])
+    if not exe.exists() or exe.stat().st_mtime < newest:
         subprocess.run([os.environ.get("CXX", "g++"), "-std=c++20", "-O3", "-march=x86-64-v2", "-DNDEBUG",
                         f"-I{ROOT / 'include'}", str(src), "-o", str(exe), "-pthread"], check=True)
     for n in sizes:
