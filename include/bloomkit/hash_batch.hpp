@@ -363,7 +363,7 @@ BLOOMKIT_TARGET_AVX512 inline __m512i mul128_fold64_lanes(__m512i a, __m512i b) 
 }
 
 /// v in every 64-bit lane.
-BLOOMKIT_TARGET_AVX512 inline __m512i word(std::uint64_t v) noexcept { return _mm512_set1_epi64(static_cast<long long>(v)); }
+BLOOMKIT_TARGET_AVX512 inline __m512i broadcast64(std::uint64_t v) noexcept { return _mm512_set1_epi64(static_cast<long long>(v)); }
 
 /// XXH3's avalanche (the end of its 9-128-byte paths), per lane.
 BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_avalanche_lanes(__m512i h) noexcept {
@@ -404,27 +404,27 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __
     // acc = len * PRIME64_1 + mix16B(bytes 0-15, secret 0) + mix16B(last 16 bytes, secret 16).
     const __m512i second = _mm512_mask_i64gather_epi64(zero, longer, _mm512_add_epi64(begin, _mm512_set1_epi64(8)), data, 1);
     const __m512i before_last = _mm512_mask_i64gather_epi64(zero, longer, _mm512_sub_epi64(end, _mm512_set1_epi64(16)), data, 1);
-    __m512i acc = _mm512_maskz_mullo_epi64(all, len, word(xxh_prime64_1));
-    acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(first, word(xxh3_secret_word(0) + seed)),
-                                                    _mm512_xor_si512(second, word(xxh3_secret_word(8) - seed))));
-    acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(before_last, word(xxh3_secret_word(16) + seed)),
-                                                    _mm512_xor_si512(last, word(xxh3_secret_word(24) - seed))));
+    __m512i acc = _mm512_maskz_mullo_epi64(all, len, broadcast64(xxh_prime64_1));
+    acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(first, broadcast64(xxh3_secret_word(0) + seed)),
+                                                    _mm512_xor_si512(second, broadcast64(xxh3_secret_word(8) - seed))));
+    acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(before_last, broadcast64(xxh3_secret_word(16) + seed)),
+                                                    _mm512_xor_si512(last, broadcast64(xxh3_secret_word(24) - seed))));
     const __mmask8 longest = longer & _mm512_cmpgt_epu64_mask(len, _mm512_set1_epi64(32));
     if (longest != 0) {
       // 33-64 bytes add mix16B(bytes 16-31, secret 32) + mix16B(the 16 bytes before the last 16, secret 48).
       const __m512i more = _mm512_add_epi64(
-          mul128_fold64_lanes(_mm512_xor_si512(gather_words(data, longest, begin, 16), word(xxh3_secret_word(32) + seed)),
-                              _mm512_xor_si512(gather_words(data, longest, begin, 24), word(xxh3_secret_word(40) - seed))),
-          mul128_fold64_lanes(_mm512_xor_si512(gather_words(data, longest, end, -32), word(xxh3_secret_word(48) + seed)),
-                              _mm512_xor_si512(gather_words(data, longest, end, -24), word(xxh3_secret_word(56) - seed))));
+          mul128_fold64_lanes(_mm512_xor_si512(gather_words(data, longest, begin, 16), broadcast64(xxh3_secret_word(32) + seed)),
+                              _mm512_xor_si512(gather_words(data, longest, begin, 24), broadcast64(xxh3_secret_word(40) - seed))),
+          mul128_fold64_lanes(_mm512_xor_si512(gather_words(data, longest, end, -32), broadcast64(xxh3_secret_word(48) + seed)),
+                              _mm512_xor_si512(gather_words(data, longest, end, -24), broadcast64(xxh3_secret_word(56) - seed))));
       acc = _mm512_mask_add_epi64(acc, longest, acc, more);
     }
     h = xxh3_avalanche_lanes(acc);
   }
   if (shorter != 0) {
     // lo, hi = first / last 8 bytes ^ bitflips; acc = len + bswap64(lo) + hi + mul128_fold64(lo, hi).
-    const __m512i lo = _mm512_xor_si512(first, word((xxh3_secret_word(24) ^ xxh3_secret_word(32)) + seed));
-    const __m512i hi = _mm512_xor_si512(last, word((xxh3_secret_word(40) ^ xxh3_secret_word(48)) - seed));
+    const __m512i lo = _mm512_xor_si512(first, broadcast64((xxh3_secret_word(24) ^ xxh3_secret_word(32)) + seed));
+    const __m512i hi = _mm512_xor_si512(last, broadcast64((xxh3_secret_word(40) ^ xxh3_secret_word(48)) - seed));
     const __m512i byte_swap = _mm512_set4_epi32(0x08090a0b, 0x0c0d0e0f, 0x00010203, 0x04050607);
     __m512i acc = _mm512_add_epi64(_mm512_add_epi64(len, _mm512_maskz_shuffle_epi8(~__mmask64{0}, lo, byte_swap)), hi);
     acc = _mm512_add_epi64(acc, mul128_fold64_lanes(lo, hi));
@@ -437,9 +437,9 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __
 BLOOMKIT_TARGET_AVX512 inline __m512i xxh64_avalanche_lanes(__m512i h) noexcept {
   constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
   h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 33));
-  h = _mm512_maskz_mullo_epi64(all, h, word(xxh_prime64_2));
+  h = _mm512_maskz_mullo_epi64(all, h, broadcast64(xxh_prime64_2));
   h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 29));
-  h = _mm512_maskz_mullo_epi64(all, h, word(xxh_prime64_3));
+  h = _mm512_maskz_mullo_epi64(all, h, broadcast64(xxh_prime64_3));
   return _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 32));
 }
 
@@ -463,18 +463,18 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(const std::byte* data, 
   const __mmask8 four_up = live & _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(4));
   const __mmask8 one_up = live & ~four_up & _mm512_test_epi64_mask(len, len);
   // The empty string: XXH64's avalanche of seed ^ secret words 56 and 64.
-  __m512i h = xxh64_avalanche_lanes(word(seed ^ xxh3_secret_word(56) ^ xxh3_secret_word(64)));
+  __m512i h = xxh64_avalanche_lanes(broadcast64(seed ^ xxh3_secret_word(56) ^ xxh3_secret_word(64)));
   if (four_up != 0) {
     // keyed = (last 4 bytes + (first 4 bytes << 32)) ^ bitflip, then rrmxmx.
     const std::uint64_t seed4 = seed ^ (std::uint64_t{__builtin_bswap32(static_cast<std::uint32_t>(seed))} << 32);
     const __m512i first = gather_words32(data, four_up, _mm512_sub_epi64(end, len), 0);
     const __m512i last = gather_words32(data, four_up, end, -4);
     __m512i k = _mm512_xor_si512(_mm512_add_epi64(last, _mm512_maskz_slli_epi64(all, first, 32)),
-                                 word((xxh3_secret_word(8) ^ xxh3_secret_word(16)) - seed4));
+                                 broadcast64((xxh3_secret_word(8) ^ xxh3_secret_word(16)) - seed4));
     k = _mm512_xor_si512(k, _mm512_xor_si512(_mm512_maskz_rol_epi64(all, k, 49), _mm512_maskz_rol_epi64(all, k, 24)));
-    k = _mm512_maskz_mullo_epi64(all, k, word(xxh3_prime_mx2));
+    k = _mm512_maskz_mullo_epi64(all, k, broadcast64(xxh3_prime_mx2));
     k = _mm512_xor_si512(k, _mm512_add_epi64(_mm512_maskz_srli_epi64(all, k, 35), len));
-    k = _mm512_maskz_mullo_epi64(all, k, word(xxh3_prime_mx2));
+    k = _mm512_maskz_mullo_epi64(all, k, broadcast64(xxh3_prime_mx2));
     h = _mm512_mask_mov_epi64(h, four_up, _mm512_xor_si512(k, _mm512_maskz_srli_epi64(all, k, 28)));
   }
   if (one_up != 0) {
@@ -490,7 +490,7 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(const std::byte* data, 
         _mm512_or_si512(_mm512_maskz_slli_epi64(all, c1, 16), _mm512_maskz_slli_epi64(all, c2, 24)),
         _mm512_or_si512(c3, _mm512_maskz_slli_epi64(all, len, 8)));
     const std::uint64_t bitflip = ((xxh3_secret_word(0) & 0xffffffffU) ^ (xxh3_secret_word(4) & 0xffffffffU)) + seed;
-    h = _mm512_mask_mov_epi64(h, one_up, xxh64_avalanche_lanes(_mm512_xor_si512(combined, word(bitflip))));
+    h = _mm512_mask_mov_epi64(h, one_up, xxh64_avalanche_lanes(_mm512_xor_si512(combined, broadcast64(bitflip))));
   }
   return h;
 }
