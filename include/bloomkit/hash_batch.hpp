@@ -74,35 +74,48 @@ inline void hash_keys_scalar(const K* keys, std::size_t n, hash_spec spec, std::
 // The zero-masking forms with an all-ones mask compile to the plain
 // instructions and avoid GCC 12's false -Wmaybe-uninitialized on the
 // unmasked ones (GCC bug 105593), as in blocked_bloom.hpp.
+/// v in every 64-bit lane.
+BLOOMKIT_TARGET_AVX512 inline __m512i broadcast64(std::uint64_t v) noexcept { return _mm512_set1_epi64(static_cast<long long>(v)); }
+
+/// XXH64's avalanche (XXH3 ends its 0-3-byte paths with it), per lane.
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh64_avalanche_lanes(__m512i h) noexcept {
+  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
+  h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 33));
+  h = _mm512_maskz_mullo_epi64(all, h, broadcast64(xxh_prime64_2));
+  h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 29));
+  h = _mm512_maskz_mullo_epi64(all, h, broadcast64(xxh_prime64_3));
+  return _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 32));
+}
+
+/// XXH3's rrmxmx (the end of its 4-8-byte path, fixed_hash.hpp's xxh3_rrmxmx) per lane.
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_rrmxmx_lanes(__m512i h, __m512i len) noexcept {
+  constexpr __mmask8 all = 0xff;
+  const __m512i mx2 = broadcast64(xxh3_prime_mx2);
+  h = _mm512_xor_si512(h, _mm512_xor_si512(_mm512_maskz_rol_epi64(all, h, 49), _mm512_maskz_rol_epi64(all, h, 24)));
+  h = _mm512_maskz_mullo_epi64(all, h, mx2);
+  h = _mm512_xor_si512(h, _mm512_add_epi64(_mm512_maskz_srli_epi64(all, h, 35), len));
+  h = _mm512_maskz_mullo_epi64(all, h, mx2);
+  return _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 28));
+}
+
 /// XXH64 of eight 8-byte values (fixed_hash.hpp's xxh64_of_u64 per lane).
 BLOOMKIT_TARGET_AVX512 inline __m512i xxh64_lanes(__m512i v, std::uint64_t seed) noexcept {
   constexpr __mmask8 all = 0xff;
   const __m512i p1 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_1));
   const __m512i p2 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_2));
-  const __m512i p3 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_3));
   const __m512i p4 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_4));
   __m512i acc = _mm512_set1_epi64(static_cast<long long>(seed + xxh_prime64_5 + 8));
   const __m512i k1 = _mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, _mm512_maskz_mullo_epi64(all, v, p2), 31), p1);
   acc = _mm512_xor_si512(acc, k1);
   acc = _mm512_add_epi64(_mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, acc, 27), p1), p4);
-  acc = _mm512_xor_si512(acc, _mm512_maskz_srli_epi64(all, acc, 33));
-  acc = _mm512_maskz_mullo_epi64(all, acc, p2);
-  acc = _mm512_xor_si512(acc, _mm512_maskz_srli_epi64(all, acc, 29));
-  acc = _mm512_maskz_mullo_epi64(all, acc, p3);
-  return _mm512_xor_si512(acc, _mm512_maskz_srli_epi64(all, acc, 32));
+  return xxh64_avalanche_lanes(acc);
 }
 
 /// XXH3-64 of eight 8-byte values (fixed_hash.hpp's xxh3_of_u64 per lane).
 BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_lanes(__m512i v, std::uint64_t seed) noexcept {
   constexpr __mmask8 all = 0xff;
-  const __m512i mx2 = _mm512_set1_epi64(static_cast<long long>(xxh3_prime_mx2));
-  const __m512i flip = _mm512_set1_epi64(static_cast<long long>(xxh3_secret_8_24 - xxh3_short_seed(seed)));
-  __m512i h = _mm512_xor_si512(_mm512_maskz_rol_epi64(all, v, 32), flip);
-  h = _mm512_xor_si512(h, _mm512_xor_si512(_mm512_maskz_rol_epi64(all, h, 49), _mm512_maskz_rol_epi64(all, h, 24)));
-  h = _mm512_maskz_mullo_epi64(all, h, mx2);
-  h = _mm512_xor_si512(h, _mm512_add_epi64(_mm512_maskz_srli_epi64(all, h, 35), _mm512_set1_epi64(8)));
-  h = _mm512_maskz_mullo_epi64(all, h, mx2);
-  return _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 28));
+  const __m512i flip = broadcast64(xxh3_secret_8_24 - xxh3_short_seed(seed));
+  return xxh3_rrmxmx_lanes(_mm512_xor_si512(_mm512_maskz_rol_epi64(all, v, 32), flip), _mm512_set1_epi64(8));
 }
 
 /// out[i] = hash_key(keys[i], spec) for i < n with XXH64 (Xxh64) or XXH3,
@@ -251,14 +264,7 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
     }
   }
   // Step 6: the avalanche.
-  for (int g = 0; g < G; ++g) {
-    __m512i a = acc[g];
-    a = _mm512_xor_si512(a, _mm512_maskz_srli_epi64(all, a, 33));
-    a = _mm512_maskz_mullo_epi64(all, a, p2);
-    a = _mm512_xor_si512(a, _mm512_maskz_srli_epi64(all, a, 29));
-    a = _mm512_maskz_mullo_epi64(all, a, p3);
-    h[g] = _mm512_xor_si512(a, _mm512_maskz_srli_epi64(all, a, 32));
-  }
+  for (int g = 0; g < G; ++g) h[g] = xxh64_avalanche_lanes(acc[g]);
 }
 
 /// The offsets of strings i..i+7 as 64-bit lanes: where each begins and
@@ -362,9 +368,6 @@ BLOOMKIT_TARGET_AVX512 inline __m512i mul128_fold64_lanes(__m512i a, __m512i b) 
   return _mm512_xor_si512(low, high);
 }
 
-/// v in every 64-bit lane.
-BLOOMKIT_TARGET_AVX512 inline __m512i broadcast64(std::uint64_t v) noexcept { return _mm512_set1_epi64(static_cast<long long>(v)); }
-
 /// XXH3's avalanche (the end of its 9-128-byte paths), per lane.
 BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_avalanche_lanes(__m512i h) noexcept {
   constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
@@ -393,17 +396,16 @@ inline constexpr std::size_t xxh3_mid_max = 64;
 BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __m512i begin, __m512i len, __mmask8 live,
                                                        std::uint64_t seed) noexcept {
   constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
-  const __m512i zero = _mm512_setzero_si512();
   const __m512i end = _mm512_add_epi64(begin, len);
   const __mmask8 longer = live & _mm512_cmpgt_epu64_mask(len, _mm512_set1_epi64(16));
   const __mmask8 shorter = live & ~longer;
-  const __m512i first = _mm512_mask_i64gather_epi64(zero, live, begin, data, 1);
-  const __m512i last = _mm512_mask_i64gather_epi64(zero, live, _mm512_sub_epi64(end, _mm512_set1_epi64(8)), data, 1);
-  __m512i h = zero;
+  const __m512i first = gather_words(data, live, begin, 0);
+  const __m512i last = gather_words(data, live, end, -8);
+  __m512i h = _mm512_setzero_si512();
   if (longer != 0) {
     // acc = len * PRIME64_1 + mix16B(bytes 0-15, secret 0) + mix16B(last 16 bytes, secret 16).
-    const __m512i second = _mm512_mask_i64gather_epi64(zero, longer, _mm512_add_epi64(begin, _mm512_set1_epi64(8)), data, 1);
-    const __m512i before_last = _mm512_mask_i64gather_epi64(zero, longer, _mm512_sub_epi64(end, _mm512_set1_epi64(16)), data, 1);
+    const __m512i second = gather_words(data, longer, begin, 8);
+    const __m512i before_last = gather_words(data, longer, end, -16);
     __m512i acc = _mm512_maskz_mullo_epi64(all, len, broadcast64(xxh_prime64_1));
     acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(first, broadcast64(xxh3_secret_word(0) + seed)),
                                                     _mm512_xor_si512(second, broadcast64(xxh3_secret_word(8) - seed))));
@@ -433,16 +435,6 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __
   return h;
 }
 
-/// XXH64's avalanche (XXH3 ends its 0-3-byte paths with it), per lane.
-BLOOMKIT_TARGET_AVX512 inline __m512i xxh64_avalanche_lanes(__m512i h) noexcept {
-  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
-  h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 33));
-  h = _mm512_maskz_mullo_epi64(all, h, broadcast64(xxh_prime64_2));
-  h = _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 29));
-  h = _mm512_maskz_mullo_epi64(all, h, broadcast64(xxh_prime64_3));
-  return _mm512_xor_si512(h, _mm512_maskz_srli_epi64(all, h, 32));
-}
-
 /// The 4 bytes at data + at + plus, zero-extended, in each lane of `m`
 /// (zero elsewhere, not read).
 BLOOMKIT_TARGET_AVX512 inline __m512i gather_words32(const std::byte* data, __mmask8 m, __m512i at, long long plus) noexcept {
@@ -466,16 +458,11 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(const std::byte* data, 
   __m512i h = xxh64_avalanche_lanes(broadcast64(seed ^ xxh3_secret_word(56) ^ xxh3_secret_word(64)));
   if (four_up != 0) {
     // keyed = (last 4 bytes + (first 4 bytes << 32)) ^ bitflip, then rrmxmx.
-    const std::uint64_t seed4 = seed ^ (std::uint64_t{__builtin_bswap32(static_cast<std::uint32_t>(seed))} << 32);
     const __m512i first = gather_words32(data, four_up, _mm512_sub_epi64(end, len), 0);
     const __m512i last = gather_words32(data, four_up, end, -4);
-    __m512i k = _mm512_xor_si512(_mm512_add_epi64(last, _mm512_maskz_slli_epi64(all, first, 32)),
-                                 broadcast64((xxh3_secret_word(8) ^ xxh3_secret_word(16)) - seed4));
-    k = _mm512_xor_si512(k, _mm512_xor_si512(_mm512_maskz_rol_epi64(all, k, 49), _mm512_maskz_rol_epi64(all, k, 24)));
-    k = _mm512_maskz_mullo_epi64(all, k, broadcast64(xxh3_prime_mx2));
-    k = _mm512_xor_si512(k, _mm512_add_epi64(_mm512_maskz_srli_epi64(all, k, 35), len));
-    k = _mm512_maskz_mullo_epi64(all, k, broadcast64(xxh3_prime_mx2));
-    h = _mm512_mask_mov_epi64(h, four_up, _mm512_xor_si512(k, _mm512_maskz_srli_epi64(all, k, 28)));
+    const __m512i keyed = _mm512_xor_si512(_mm512_add_epi64(last, _mm512_maskz_slli_epi64(all, first, 32)),
+                                           broadcast64(xxh3_secret_8_24 - xxh3_short_seed(seed)));
+    h = _mm512_mask_mov_epi64(h, four_up, xxh3_rrmxmx_lanes(keyed, len));
   }
   if (one_up != 0) {
     // Byte p of a 1-3-byte string is byte 4 - len + p of the 4 bytes ending it.
