@@ -89,14 +89,19 @@ build_preset() {
   local preset="$1"
   say "building preset $preset"
   # ccache, when present, makes a rebuild on the same machine (CI after a
-  # session, a second clone) cheap; paths are taken relative to the root so
-  # clones in other folders share the cache. Read only when configuring.
+  # session, a second clone) cheap. For objects to be shared by clones in
+  # other folders, nothing a compile sees may name the clone's folder: paths
+  # on the command line are taken relative to the root (CCACHE_BASEDIR), the
+  # build folder is left out of the hash although -g1 records it in the debug
+  # information (CCACHE_NOHASHDIR; tests never read it), and the tests take
+  # their paths from one generated file, not -D macros (tests/test_paths.hpp).
+  # The launcher is read only when configuring.
   if command -v ccache >/dev/null 2>&1; then
     CCACHE_BASEDIR="$ROOT" CMAKE_CXX_COMPILER_LAUNCHER=ccache cmake --preset "$preset" >/dev/null
   else
     cmake --preset "$preset" >/dev/null
   fi
-  CCACHE_BASEDIR="$ROOT" cmake --build "build/$preset" -j "$JOBS"
+  CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1 cmake --build "build/$preset" -j "$JOBS"
 }
 
 run_ctest() {

@@ -32,6 +32,13 @@ requirements() {  # install FILE into the venv unless the same contents are alre
   echo "$sum" >"$stamp"
 }
 
+# The extension's compiles go through ccache when it is there, as
+# bloomkit.sh's builds do (the same settings: objects shared by clones in
+# other folders); CMake reads CMAKE_CXX_COMPILER_LAUNCHER from the
+# environment when it configures a new build folder.
+if command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
+fi
 cmd_setup() {
   if [ ! -x "$PY" ]; then
     say "creating build/venv with ${BLOOMKIT_PYTHON:-python3}"

@@ -206,12 +206,12 @@ TEST(CliAtomicOutput, InterruptedBuildLeavesNoFile) {
   posix_spawn_file_actions_addclose(&actions, fds[1]);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addchdir_np(&actions, dir.path().c_str());
-  std::vector<std::string> args = {BLOOMKIT_CLI_PATH, "build", "-o", "out.bloom", "--capacity", "1000000"};
+  std::vector<std::string> args = {bloomkit::test::paths::cli, "build", "-o", "out.bloom", "--capacity", "1000000"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, BLOOMKIT_CLI_PATH, &actions, nullptr, argv.data(), environ), 0);
+  ASSERT_EQ(posix_spawn(&pid, bloomkit::test::paths::cli, &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[0]);
   const std::string keys = numbered_keys("key", 0, 50000);

@@ -24,7 +24,7 @@ using bloomkit::test::scratch_dir;
 
 fs::path material_dir() {
   if (const char* env = std::getenv("BLOOMKIT_JVM_DIR"); env && *env) return fs::absolute(env);
-  return fs::path(BLOOMKIT_SOURCE_DIR) / "tests" / "fixtures" / "jvm";
+  return fs::path(bloomkit::test::paths::source_dir) / "tests" / "fixtures" / "jvm";
 }
 
 std::string unhex(const std::string& text) {

@@ -206,7 +206,7 @@ TEST(CliWindow, InfoNamesTheClockUnitOnlyWhereTheFileRecordsIt) {
   for (std::uint64_t t = 0; t < 2000; ++t) ms.insert_hash_at(detail::mix64(t), t * 100);
   save(ms, dir / "ms.bkf");
   const std::filesystem::path old_file =
-      std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format" / "age_partitioned_bloom.bkf";
+      std::filesystem::path(bloomkit::test::paths::source_dir) / "fuzz" / "corpus" / "file_format" / "age_partitioned_bloom.bkf";
   for (const std::filesystem::path& file : {std::filesystem::path(dir / "ms.bkf"), old_file}) {
     SCOPED_TRACE(file.string());
     const std::string capacity = std::to_string(load_as<age_partitioned_bloom>(file, hash_spec{}).params().window);

@@ -1,6 +1,6 @@
 // tests/cli_support.hpp - running the real `bloomkit` binary from a test.
 //
-// The CLI tests drive the installed-to-be executable (BLOOMKIT_CLI_PATH) as a
+// The CLI tests drive the installed-to-be executable (bloomkit::test::paths::cli) as a
 // user would: arguments, stdin, stdout, stderr and the exit status, in a
 // scratch folder of their own.
 #pragma once
@@ -25,6 +25,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "test_paths.hpp"
 
 extern char** environ;
 
@@ -80,7 +82,7 @@ class scratch_dir {
 /// fail), else the one this test was built with.
 inline std::string cli_path() {
   const char* override_path = std::getenv("BLOOMKIT_CLI_UNDER_TEST");
-  return override_path != nullptr && *override_path != '\0' ? override_path : BLOOMKIT_CLI_PATH;
+  return override_path != nullptr && *override_path != '\0' ? override_path : bloomkit::test::paths::cli;
 }
 
 /// Starts `program argv...` (argv[0] included) with `stdin_bytes` on stdin

@@ -29,7 +29,7 @@ using bytes_t = std::vector<std::byte>;
 
 using bloomkit::test::read_file_bytes;
 
-fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format"; }
+fs::path corpus_dir() { return fs::path(bloomkit::test::paths::source_dir) / "fuzz" / "corpus" / "file_format"; }
 
 
 template <class F>

@@ -51,7 +51,7 @@ class aligned_buffer {
 class scratch_dir {
  public:
   explicit scratch_dir(const std::string& name)
-      : path_(fs::path(BLOOMKIT_BINARY_DIR) / "test-scratch" / ("file_format-" + name + "-" + std::to_string(::getpid()))) {
+      : path_(fs::path(bloomkit::test::paths::binary_dir) / "test-scratch" / ("file_format-" + name + "-" + std::to_string(::getpid()))) {
     fs::remove_all(path_);
     fs::create_directories(path_);
   }

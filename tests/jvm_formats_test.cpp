@@ -36,7 +36,7 @@ using bloomkit::test::error_code_of;
 
 fs::path material_dir() {
   if (const char* env = std::getenv("BLOOMKIT_JVM_DIR"); env && *env) return env;
-  return fs::path(BLOOMKIT_SOURCE_DIR) / "tests" / "fixtures" / "jvm";
+  return fs::path(bloomkit::test::paths::source_dir) / "tests" / "fixtures" / "jvm";
 }
 
 bool write_back() {

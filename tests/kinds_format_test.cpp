@@ -73,7 +73,7 @@ cuckoo_filter sample_cuckoo(bool full) {
   return f;
 }
 
-fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "file_format"; }
+fs::path corpus_dir() { return fs::path(bloomkit::test::paths::source_dir) / "fuzz" / "corpus" / "file_format"; }
 
 // What the planner chose for these windows before the FPR bound (sized on
 // the mean fill, double-hashed probes): the filters in files written then.

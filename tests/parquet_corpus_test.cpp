@@ -26,7 +26,7 @@ using bytes_t = std::vector<std::byte>;
 
 using bloomkit::test::read_file_bytes;
 
-fs::path corpus_dir() { return fs::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "parquet"; }
+fs::path corpus_dir() { return fs::path(bloomkit::test::paths::source_dir) / "fuzz" / "corpus" / "parquet"; }
 
 
 bytes_t text(std::string_view s) {

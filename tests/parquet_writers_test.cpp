@@ -33,7 +33,7 @@ using nlohmann::json;
 
 fs::path material_dir() {
   if (const char* env = std::getenv("BLOOMKIT_PARQUET_WRITERS_DIR"); env && *env) return env;
-  return fs::path(BLOOMKIT_SOURCE_DIR) / "tests" / "fixtures" / "parquet_writers";
+  return fs::path(bloomkit::test::paths::source_dir) / "tests" / "fixtures" / "parquet_writers";
 }
 
 TEST(ParquetWriters, EveryFilterRebuiltBitForBit) {

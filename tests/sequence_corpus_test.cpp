@@ -11,7 +11,7 @@
 namespace {
 
 TEST(SequenceCorpus, ReplayEveryFileAndItsTruncations) {
-  const auto dir = std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "sequence";
+  const auto dir = std::filesystem::path(bloomkit::test::paths::source_dir) / "fuzz" / "corpus" / "sequence";
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (!entry.is_regular_file()) continue;

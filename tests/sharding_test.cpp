@@ -434,7 +434,7 @@ TEST_F(ShardFiles, MakeManifestRefusesMissingOrRepeatedEntries) {
 // ---- the fuzz seed corpus, replayed ------------------------------------------
 
 TEST(ManifestCorpus, EverySeedPassesTheFuzzTargetsChecks) {
-  const auto folder = std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "manifest";
+  const auto folder = std::filesystem::path(bloomkit::test::paths::source_dir) / "fuzz" / "corpus" / "manifest";
   // Every input, the campaigns' merged ones included, passes the target's
   // checks; the hand-written seeds keep their verdicts.
   std::size_t files = 0;
@@ -591,7 +591,7 @@ void expect_readers_agree(std::string_view text, const std::string& name) {
 }
 
 TEST(ManifestJson, ReaderAndWriterAgreeWithNlohmannsDomOnEveryCorpusInput) {
-  const auto folder = std::filesystem::path(BLOOMKIT_SOURCE_DIR) / "fuzz" / "corpus" / "manifest";
+  const auto folder = std::filesystem::path(bloomkit::test::paths::source_dir) / "fuzz" / "corpus" / "manifest";
   std::size_t files = 0, accepted = 0;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     const auto bytes = bloomkit::test::read_file_bytes(entry.path());

@@ -18,6 +18,7 @@
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/error.hpp"
+#include "test_paths.hpp"
 
 namespace bloomkit::test {
 
@@ -25,7 +26,7 @@ namespace bloomkit::test {
 /// the source tree (where CI puts it).
 inline std::filesystem::path shared_dir() {
   if (const char* env = std::getenv("BLOOMKIT_SHARED"); env != nullptr && *env != '\0') return env;
-  return BLOOMKIT_SHARED_DIR;
+  return bloomkit::test::paths::shared_dir;
 }
 
 /// Every byte of the file at `path`; throws std::runtime_error naming the

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../cli_support.hpp"
+#include "../test_paths.hpp"
 
 namespace bloomkit::test::faults {
 
@@ -93,7 +94,7 @@ inline std::vector<scenario> scenarios() {
 
 /// The environment of one faulty run.
 inline std::vector<std::string> fault_env(const std::string& spec, const fs::path& fired, const scratch_dir& dir) {
-  return {std::string("LD_PRELOAD=") + BLOOMKIT_FAULT_SHIM, "BLOOMKIT_FAULT=" + spec,
+  return {std::string("LD_PRELOAD=") + bloomkit::test::paths::fault_shim, "BLOOMKIT_FAULT=" + spec,
           "BLOOMKIT_FAULT_FIRED=" + fired.string(), "TMPDIR=" + dir.path().string(),
           // The debug suite's CLI carries ASan, which wants to be first in
           // the library list; the shim is not instrumented, so that is moot.
