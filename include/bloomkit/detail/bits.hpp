@@ -33,20 +33,42 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
   return x;
 }
 
-/// Hints the CPU to bring the line holding `address` into cache. A no-op
-/// where the compiler has no prefetch builtin.
+// Prefetches are written as volatile asm on x86 (elsewhere the builtin
+// followed by an empty volatile asm), never as a bare __builtin_prefetch.
+// Why: GCC models the builtin as touching no memory, so a function whose
+// body is only prefetches (a loop over a key's probe lines, a batch window's
+// slots) is found to have no side effects, and GCC 12 deletes every call to
+// it: at -O2 the batched inserts of standard_bloom and the batched lookups
+// of binary_fuse, ribbon and cuckoo_filter compiled with no prefetch at all
+// (objdump; BENCHMARKS.md, "Prefetches that the compiler deleted").
+// tests/prefetch_codegen.sh checks that each batch path keeps them.
+
+/// Hints the CPU to bring the line holding `address` into cache (for
+/// reading). Never faults, whatever the address; a no-op where the compiler
+/// has no prefetch builtin.
 inline void prefetch(const void* address) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(address)));
+#elif defined(__GNUC__) || defined(__clang__)
   __builtin_prefetch(address, 0, 3);
+  asm volatile("" : : "r"(address));
 #else
   (void)address;
 #endif
 }
 
-/// Prefetch for a line about to be written.
+/// Prefetch for a line about to be written: PREFETCHW where the target has
+/// it (the line arrives ready to be modified), otherwise as prefetch().
 inline void prefetch_for_write(const void* address) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__PRFCHW__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(address)));
+#else
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(address)));
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
   __builtin_prefetch(address, 1, 3);
+  asm volatile("" : : "r"(address));
 #else
   (void)address;
 #endif
