@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace bloomkit {
 
@@ -58,9 +59,21 @@ class error : public std::runtime_error {
 };
 
 namespace detail {
-/// Throws bloomkit::error(code, message) unless `condition` holds.
-inline void require(bool condition, errc code, const std::string& message) {
-  if (!condition) throw error(code, message);
+/// Throws bloomkit::error(code, message) unless `condition` holds. The
+/// message is a view so that a literal costs nothing when the check passes
+/// (a std::string parameter would allocate one per call for messages past
+/// the small-string buffer).
+inline void require(bool condition, errc code, std::string_view message) {
+  if (!condition) [[unlikely]] throw error(code, std::string(message));
+}
+
+/// require with the message built only when the check fails: for checks on
+/// every call of a hot path (batch calls) whose message is assembled from
+/// parts.
+template <class MakeMessage>
+  requires std::is_invocable_r_v<std::string, MakeMessage&>
+inline void require(bool condition, errc code, MakeMessage&& make_message) {
+  if (!condition) [[unlikely]] throw error(code, make_message());
 }
 
 /// How a parameter-domain check reports a violation. Each parameter set has

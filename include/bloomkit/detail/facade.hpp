@@ -94,7 +94,7 @@ class query_facade {
   /// pipeline. Throws errc::invalid_argument if the sizes differ.
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     require(hashes.size() == out.size(), errc::invalid_argument,
-            std::string(D::kind_name) + ": may_contain_many needs as many outputs as hashes");
+            [] { return std::string(D::kind_name) + ": may_contain_many needs as many outputs as hashes"; });
     const std::uint64_t* data = hashes.data();
     self().test_pipelined(hashes.size(), [data](std::size_t i) { return data[i]; }, out.data());
   }
@@ -106,7 +106,7 @@ class query_facade {
     requires hashable_with<K, spec_of<DD>>
   void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
     require(keys.size() == out.size(), errc::invalid_argument,
-            std::string(D::kind_name) + ": may_contain_keys needs as many outputs as keys");
+            [] { return std::string(D::kind_name) + ": may_contain_keys needs as many outputs as keys"; });
     const K* data = keys.data();
     const auto spec = self().hash();
     if constexpr (hashes_in_order<DD>) {
