@@ -96,6 +96,13 @@ concept has_avx2_kernel = requires(typename P::block_type& b, const typename P::
 };
 
 template <class P>
+concept has_sse41_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
+                                    std::uint32_t k) {
+  P::set_sse41(b, h, k);
+  { P::test_sse41(cb, h, k) } -> std::same_as<bool>;
+};
+
+template <class P>
 concept has_avx512_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
                                      std::uint32_t k) {
   P::set_avx512(b, h, k);
@@ -105,7 +112,13 @@ concept has_avx512_kernel = requires(typename P::block_type& b, const typename P
 /// The set/test of policy P under kernel K, falling back to the next
 /// narrower kernel the policy has (avx512 -> avx2 -> scalar). Only called from
 /// code compiled for K's target (the batch loops below) or after checking
-/// the CPU (block_set / block_test).
+/// the CPU (block_set / block_test). The scalar choice runs P's SSE4.1
+/// kernel where the caller's target guarantees SSE4.1 (the release
+/// preset's x86-64-v2), as single calls under the dispatch do: under that
+/// choice blocked_bloom's batched lookups took 5.0-5.2 ns against 13.8-14.9
+/// with the old portable loop, split_block_bloom's 2.6-3.3 against 7.2-9.6
+/// (Zen 4, 10^5-10^6 keys; BENCHMARKS.md, "Eighth session: portable blocked
+/// kernels").
 template <class P, kernel K>
 struct block_kernel {
   using block_type = typename P::block_type;
@@ -119,6 +132,12 @@ struct block_kernel {
       return;
     }
 #endif
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+    if constexpr (K == kernel::scalar && has_sse41_kernel<P>) {
+      P::set_sse41(b, h, k);
+      return;
+    }
+#endif
     P::set(b, h, k);
   }
   static bool test(const block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
@@ -128,6 +147,9 @@ struct block_kernel {
     } else if constexpr (K != kernel::scalar && has_avx2_kernel<P>) {
       return P::test_avx2(b, h, k);
     }
+#endif
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+    if constexpr (K == kernel::scalar && has_sse41_kernel<P>) return P::test_sse41(b, h, k);
 #endif
     return P::test(b, h, k);
   }
@@ -173,13 +195,6 @@ struct block_kernel {
 // keeps the dispatch and its SSE4.1 kernel replaces the portable one under
 // the dispatch's scalar choice when the caller's target has SSE4.1 (CPUs
 // without AVX2).
-
-template <class P>
-concept has_sse41_kernel = requires(typename P::block_type& b, const typename P::block_type& cb, std::uint64_t h,
-                                    std::uint32_t k) {
-  P::set_sse41(b, h, k);
-  { P::test_sse41(cb, h, k) } -> std::same_as<bool>;
-};
 
 /// P's SSE4.1 kernel is the one its single calls inline at SSE4.1 targets
 /// (see above); otherwise they keep the dispatch.

@@ -43,12 +43,18 @@ inline constexpr std::array<std::uint32_t, 16> blocked_salts = {
     0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU, 0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U,
     0x9e3779b1U, 0x85ebca77U, 0xc2b2ae3dU, 0x27d4eb2fU, 0x165667b1U, 0xd3a2646dU, 0xfd7046c5U, 0xb55a4f09U};
 
-/// The k-bit mask of key x inside a 512-bit block, as eight 64-bit words.
-/// The portable kernel; SIMD kernels must produce the same mask.
+/// Bit i (i < k) of key x in its 512-bit block: the layout's definition,
+/// which every kernel reproduces.
+constexpr std::uint32_t blocked_bit(std::uint32_t x, std::uint32_t i) noexcept {
+  return (x * blocked_salts[i]) >> 23;
+}
+
+/// The k-bit mask of key x inside a 512-bit block, as eight 64-bit words
+/// (for callers that apply it word by word, such as the atomic ORs).
 inline void blocked_mask_scalar(std::uint32_t x, std::uint32_t k, std::uint64_t (&mask)[8]) noexcept {
   for (auto& w : mask) w = 0;
   for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint32_t bit = (x * blocked_salts[i]) >> 23;
+    const std::uint32_t bit = blocked_bit(x, i);
     mask[bit >> 6] |= std::uint64_t{1} << (bit & 63);
   }
 }
@@ -63,17 +69,29 @@ struct cache_line_policy {
   static constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
   static constexpr hash_spec default_hash{hash_algorithm::xxh3_64, 0};
 
+  // The portable kernels (every CPU without AVX2, every non-x86 target, and
+  // BLOOMKIT_FORCE_SCALAR) touch the block's words bit by bit, never a mask
+  // array on the stack: building the mask first, with an OR into a slot
+  // chosen at run time per bit, made each insert a chain of stores and
+  // reloads that the CPU could not disambiguate early. Measured on a Zen 4
+  // (batched, 10^5-10^6 keys, k = 6; BENCHMARKS.md, "Eighth session:
+  // portable blocked kernels"): 14-20 ns per insert and 14-15 per lookup
+  // with the mask, 7-8 without.
   static void set(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
-    std::uint64_t mask[8];
-    blocked_mask_scalar(static_cast<std::uint32_t>(h), k, mask);
-    for (int w = 0; w < 8; ++w) block.words[w] |= mask[w];
+    const auto x = static_cast<std::uint32_t>(h);
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const std::uint32_t bit = blocked_bit(x, i);
+      block.words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+    }
   }
   static bool test(const block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
-    std::uint64_t mask[8];
-    blocked_mask_scalar(static_cast<std::uint32_t>(h), k, mask);
-    std::uint64_t missing = 0;
-    for (int w = 0; w < 8; ++w) missing |= mask[w] & ~block.words[w];
-    return missing == 0;
+    const auto x = static_cast<std::uint32_t>(h);
+    std::uint64_t all = 1;  // bit 0 stays set while every probed bit is set; no branch per bit
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const std::uint32_t bit = blocked_bit(x, i);
+      all &= block.words[bit >> 6] >> (bit & 63);
+    }
+    return (all & 1) != 0;
   }
   /// The key's k-bit mask as a block, as set() ORs it in. For callers that
   /// apply the mask themselves (for example an atomic OR per word).
@@ -93,9 +111,9 @@ struct cache_line_policy {
   // (bench/micro BM_blocked_v2; at 10^6 the two were within noise;
   // BENCHMARKS.md, "Blocked single calls at x86-64-v2"). So single calls
   // keep the dispatch (no sse41_inlines; block_filter.hpp, "single-key
-  // calls"), and this kernel is what the dispatch runs under its scalar
-  // choice (CPUs without AVX2) in place of the portable loop, which it beats
-  // by 1.6-2.0x in the same benchmark.
+  // calls"), and this kernel is what single and batched calls run under the
+  // dispatch's scalar choice (CPUs without AVX2) in place of the portable
+  // loop, which it beats by 1.6-2.0x in the same benchmark.
   //
   // Test: the k bit indices come from pmulld (four salts per register) and
   // a shift; each index is split into its byte (index >> 3, 0..63) and its
@@ -148,17 +166,11 @@ struct cache_line_policy {
     const __m128i missing = _mm_andnot_si128(fetched, bit);
     return _mm_testz_si128(missing, missing) != 0;
   }
-  // Set: the k bits ORed straight into the block's words, scalar: SSE4.1
-  // has no variable shift to build the mask in registers, and a mask built
-  // on the stack and loaded back as xmm words would stall (those loads
+  // Set: the portable set, the k bits ORed straight into the block's words:
+  // SSE4.1 has no variable shift to build the mask in registers, and a mask
+  // built on the stack and loaded back as xmm words would stall (those loads
   // cannot be forwarded from the word stores).
-  static void set_sse41(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
-    const auto x = static_cast<std::uint32_t>(h);
-    for (std::uint32_t i = 0; i < k; ++i) {
-      const std::uint32_t bit = (x * blocked_salts[i]) >> 23;
-      block.words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-    }
-  }
+  static void set_sse41(block_type& block, std::uint64_t h, std::uint32_t k) noexcept { set(block, h, k); }
 #endif
 
 #if BLOOMKIT_X86_KERNELS

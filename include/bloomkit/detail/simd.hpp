@@ -9,11 +9,14 @@
 //   kernel::avx512   AVX-512 F+BW+VL+DQ (one zmm per 512-bit block; DQ for the
 //                    64-bit lane multiplies of batched key hashing)
 //   kernel::avx2     AVX2 (one ymm per 256-bit block, two per 512-bit block)
-//   kernel::scalar   portable C++; always built, the reference for the others
+//   kernel::scalar   no AVX: the SSE4.1 kernels of the block layouts where the
+//                    build's target guarantees SSE4.1 (x86-64-v2, the release
+//                    preset), portable C++ otherwise and for everything else
 //
 // BLOOMKIT_FORCE_SCALAR=1 in the environment (read once, at that first pick)
-// or bloomkit::set_kernel(kernel::scalar) force the portable path; tests use
-// set_kernel to run every available kernel against the scalar one.
+// or bloomkit::set_kernel(kernel::scalar) force that choice; tests use
+// set_kernel to run every available kernel against the scalar one, and test
+// the portable kernels against the SSE4.1 ones directly (single_kernel_test).
 //
 // Cost of the dispatch. The choice lives in one constant-initialised atomic
 // byte (no static-initialisation order problems, no guard variable). Batched
