@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "bloomkit/sizing.hpp"
 
@@ -83,6 +85,70 @@ TEST(Sizing, BlockedPlanMeetsTarget) {
   }
 }
 
+// The planners' searches as they were before they started from the classic
+// size and skipped k values that cannot win (kept here as the reference):
+// the block counts they choose fix a filter's size for (n, p), so the faster
+// searches must give the same answers.
+namespace previous {
+std::uint64_t split_block_blocks_for(std::uint64_t n, double p) {
+  std::uint64_t lo = 1, hi = 1;
+  while (sz::split_block_fpr(static_cast<double>(hi), static_cast<double>(n)) > p) {
+    lo = hi + 1;
+    hi *= 2;
+  }
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (sz::split_block_fpr(static_cast<double>(mid), static_cast<double>(n)) <= p) hi = mid; else lo = mid + 1;
+  }
+  return hi;
+}
+
+sz::blocked_plan blocked_blocks_for(std::uint64_t n, double p, std::uint32_t block_bits, std::uint32_t max_k) {
+  sz::blocked_plan best{std::numeric_limits<std::uint64_t>::max(), 1};
+  for (std::uint32_t k = 1; k <= max_k; ++k) {
+    auto fpr_at = [&](std::uint64_t blocks) {
+      return sz::blocked_fpr(static_cast<double>(blocks) * block_bits, static_cast<double>(n), k, block_bits);
+    };
+    std::uint64_t lo = 1, hi = std::max<std::uint64_t>(1, sz::bits_for(n, p) / block_bits / 2);
+    while (hi > 1 && fpr_at(hi) <= p) hi /= 2;
+    lo = hi;
+    while (fpr_at(hi) > p) {
+      lo = hi + 1;
+      hi *= 2;
+    }
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (fpr_at(mid) <= p) hi = mid; else lo = mid + 1;
+    }
+    if (hi < best.blocks) best = {hi, k};
+  }
+  return best;
+}
+}  // namespace previous
+
+TEST(Sizing, PlannersChooseWhatThePreviousSearchesChose) {
+  const std::vector<std::uint64_t> ns = {1, 2, 5, 40, 1000, 65'537, 1'000'000, 30'000'000};
+  const std::vector<double> ps = {0.3, 0.01, 0.001, 1e-5};
+  for (const std::uint64_t n : ns) {
+    for (const double p : ps) {
+      EXPECT_EQ(sz::split_block_blocks_for(n, p), previous::split_block_blocks_for(n, p)) << n << " " << p;
+      for (const std::uint32_t max_k : {16u, 5u}) {
+        const auto now = sz::blocked_blocks_for(n, p, 512, max_k);
+        const auto before = previous::blocked_blocks_for(n, p, 512, max_k);
+        EXPECT_EQ(now.blocks, before.blocks) << n << " " << p << " max_k " << max_k;
+        EXPECT_EQ(now.k, before.k) << n << " " << p << " max_k " << max_k;
+      }
+    }
+  }
+  // 256-bit blocks, the other size the planner serves.
+  for (const double p : ps) {
+    const auto now = sz::blocked_blocks_for(100'000, p, 256, 16);
+    const auto before = previous::blocked_blocks_for(100'000, p, 256, 16);
+    EXPECT_EQ(now.blocks, before.blocks) << p;
+    EXPECT_EQ(now.k, before.k) << p;
+  }
+}
+
 TEST(Sizing, CardinalityInvertsTheExpectedFill) {
   const double m = 100'000, k = 7, n = 5'000;
   const double expected_set = m * -std::expm1(-k * n / m);
@@ -116,6 +182,8 @@ TEST(Sizing, BadParametersAreClearErrors) {
     EXPECT_THROW((void)sz::split_block_blocks_for(100, p), bloomkit::error) << p;
   }
   EXPECT_THROW((void)sz::bits_for(0, 0.01), bloomkit::error);
+  EXPECT_THROW((void)sz::blocked_blocks_for(1000, 0.01, 0), bloomkit::error);  // was a division by zero
+  EXPECT_THROW((void)sz::blocked_blocks_for(1000, 0.01, 512, 0), bloomkit::error);
   EXPECT_THROW((void)sz::optimal_k(0, 10), bloomkit::error);
   EXPECT_THROW((void)sz::classic_fpr(100, 10, 0), bloomkit::error);
   EXPECT_THROW((void)sz::classic_fpr(nan, 10, 3), bloomkit::error);

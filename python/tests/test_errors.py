@@ -80,6 +80,15 @@ def test_huge_sizes_fail_cleanly():
         bloomkit.StandardBloom.with_bits(2**63 + 1, 3)
 
 
+def test_sizing_rejects_zero_block_bits_and_max_k():
+    # block_bits = 0 used to divide by zero inside the planner (a crash, not an error).
+    with pytest.raises(bloomkit.InvalidArgumentError, match="block_bits"):
+        bloomkit.sizing.blocked_blocks_for(1000, 0.01, 0)
+    with pytest.raises(bloomkit.InvalidArgumentError, match="max_k"):
+        bloomkit.sizing.blocked_blocks_for(1000, 0.01, 512, 0)
+    assert bloomkit.sizing.blocked_blocks_for(1000, 0.01) == bloomkit.sizing.blocked_blocks_for(1000, 0.01, 512, 16)
+
+
 @pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
 def test_mismatched_merge_leaves_the_filter_unchanged(cls):
     a = cls(1000, 0.01)
