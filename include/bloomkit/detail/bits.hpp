@@ -38,10 +38,11 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
 // Why: GCC models the builtin as touching no memory, so a function whose
 // body is only prefetches (a loop over a key's probe lines, a batch window's
 // slots) is found to have no side effects, and GCC 12 deletes every call to
-// it: at -O2 the batched inserts of standard_bloom and the batched lookups
-// of binary_fuse, ribbon and cuckoo_filter compiled with no prefetch at all
-// (objdump; BENCHMARKS.md, "Prefetches that the compiler deleted").
-// tests/prefetch_codegen.sh checks that each batch path keeps them.
+// it: at -O2 standard_bloom's concurrent batched inserts and the batched
+// lookups of binary_fuse, ribbon and cuckoo_filter compiled with no prefetch
+// at all (objdump; BENCHMARKS.md, "Eighth session: prefetches that the
+// compiler deleted"). tests/codegen/prefetch.cmake checks that each batch
+// path keeps them.
 
 /// Hints the CPU to bring the line holding `address` into cache (for
 /// reading). Never faults, whatever the address; a no-op where the compiler
@@ -60,17 +61,13 @@ inline void prefetch(const void* address) noexcept {
 /// Prefetch for a line about to be written: PREFETCHW where the target has
 /// it (the line arrives ready to be modified), otherwise as prefetch().
 inline void prefetch_for_write(const void* address) noexcept {
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-#if defined(__PRFCHW__)
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__PRFCHW__)
   asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(address)));
-#else
-  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(address)));
-#endif
-#elif defined(__GNUC__) || defined(__clang__)
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(__x86_64__) && !defined(__i386__)
   __builtin_prefetch(address, 1, 3);
   asm volatile("" : : "r"(address));
 #else
-  (void)address;
+  prefetch(address);
 #endif
 }
 
