@@ -18,6 +18,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/detail/memory.hpp"
@@ -316,13 +318,49 @@ inline void block_test_loop(const typename P::block_type* blocks, std::uint64_t 
       });
 }
 
+/// A policy whose SIMD set kernels build the mask with steps unrolled for
+/// each k, behind a switch on k (blocked_bloom: P::set_unrolled_by_k).
+template <class P>
+concept unrolls_set_by_k = requires { requires P::set_unrolled_by_k; };
+
+/// f(std::integral_constant<std::uint32_t, k>{}) for k in [Lo, Hi]; a k
+/// outside the range (validate_params rejects it) takes Hi, as the kernels'
+/// own switches do.
+template <std::uint32_t Lo, std::uint32_t Hi, class F>
+inline void with_constant_k(std::uint32_t k, F&& f) {
+  if constexpr (Lo == Hi) {
+    f(std::integral_constant<std::uint32_t, Lo>{});
+  } else if (k == Lo) {
+    f(std::integral_constant<std::uint32_t, Lo>{});
+  } else {
+    with_constant_k<Lo + 1, Hi>(k, std::forward<F>(f));
+  }
+}
+
 /// The batched insert loop of kernel K, pipelined.
+///
+/// For a policy that unrolls its SIMD set per k, the loop is instantiated
+/// once per k and k is a constant inside it, so the kernel's own switch on k
+/// folds away. Why: that switch is an indirect jump per key, and in a batch
+/// of 10^5-10^6 keys (L2 / L3) inserts with it took 6.4-9.2 ns against
+/// 4.7-6.8 with k constant, same kernel and loop (AVX-512, Zen 4; a scratch
+/// loop, BENCHMARKS.md "Ninth session"). Single inserts keep the switch: it
+/// is one branch per call there, and a loop per k only pays off per batch.
 template <class P, kernel K, class HashAt>
 inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
                            HashAt& hash_at) {
-  prefetch_pipeline<batch_window>(
-      n, hash_at, [&](std::uint64_t h) { prefetch_for_write(blocks + block_index(h, count)); },
-      [&](std::size_t, std::uint64_t h) { block_kernel<P, K>::set(blocks[block_index(h, count)], h, k); });
+  const auto run = [&](auto fixed_k) {
+    prefetch_pipeline<batch_window>(
+        n, hash_at, [&](std::uint64_t h) { prefetch_for_write(blocks + block_index(h, count)); },
+        [&](std::size_t, std::uint64_t h) {
+          block_kernel<P, K>::set(blocks[block_index(h, count)], h, static_cast<std::uint32_t>(fixed_k));
+        });
+  };
+  if constexpr (K != kernel::scalar && unrolls_set_by_k<P>) {
+    with_constant_k<P::min_k, P::max_k>(k, run);
+  } else {
+    run(k);
+  }
 }
 
 // One instance of each loop per target. `flatten` pulls the kernels (which

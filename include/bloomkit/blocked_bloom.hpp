@@ -68,6 +68,9 @@ struct cache_line_policy {
   static constexpr std::uint32_t max_k = 16;
   static constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
   static constexpr hash_spec default_hash{hash_algorithm::xxh3_64, 0};
+  /// set_avx2 / set_avx512 switch on k to steps unrolled for it: batched
+  /// inserts run a loop per k (block_filter.hpp, block_set_loop).
+  static constexpr bool set_unrolled_by_k = true;
 
   // The portable kernels (every CPU without AVX2, every non-x86 target, and
   // BLOOMKIT_FORCE_SCALAR) touch the block's words bit by bit, never a mask
