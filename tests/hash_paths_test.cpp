@@ -134,9 +134,10 @@ std::vector<unsigned char> raw_bits(const Filter& f) {
   return out;
 }
 
-/// insert_keys / may_contain_keys (the chunked batch hasher inside the
-/// prefetch pipeline) give the same filter and answers as per-key calls,
-/// for sizes around the hasher's chunk and the pipeline's window.
+/// insert_keys / may_contain_keys (keys hashed a tile at a time, then the
+/// prefetch pipeline over the tile) give the same filter and answers as
+/// per-key calls, for sizes around the tile (detail::keyed_batch_tile) and
+/// the pipeline's window.
 template <class Filter>
 void check_keyed_batches(const Filter& empty) {
   kernel_guard guard;
@@ -144,7 +145,8 @@ void check_keyed_batches(const Filter& empty) {
   for (kernel k : supported_kernels()) {
     bloomkit::set_kernel(k);
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{127}, std::size_t{128},
-                          std::size_t{129}, std::size_t{1000}, std::size_t{3000}}) {
+                          std::size_t{129}, std::size_t{1000}, std::size_t{1023}, std::size_t{1024},
+                          std::size_t{1025}, std::size_t{2048}, std::size_t{3000}}) {
       const std::vector<std::uint64_t> keys(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
       Filter batched = empty, single = empty;
       batched.insert_keys(keys);
@@ -168,10 +170,10 @@ TEST(HashPaths, StandardKeyedBatchesMatchSingleCalls) {
   check_keyed_batches(bloomkit::standard_bloom(2000, 0.01, hash_spec{hash_algorithm::xxh64, 99}));
 }
 
-/// A static filter's keyed batch (may_contain_keys: the chunked hasher, then
-/// the kind's pipeline over seeded hashes) answers as may_contain on each
-/// key and as may_contain_many on the keys' hashes, under every kernel, for
-/// lengths around the pipeline's window and the hasher's chunk.
+/// A static filter's keyed batch (may_contain_keys: a tile of keys hashed,
+/// then the kind's pipeline over seeded hashes) answers as may_contain on
+/// each key and as may_contain_many on the keys' hashes, under every kernel,
+/// for lengths around the pipeline's window and the tile.
 template <class Filter>
 void check_static_keyed_batches(const Filter& filter, hash_spec spec) {
   kernel_guard guard;
@@ -179,7 +181,8 @@ void check_static_keyed_batches(const Filter& filter, hash_spec spec) {
   for (kernel k : supported_kernels()) {
     bloomkit::set_kernel(k);
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9},
-                          std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{3000}}) {
+                          std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{1023},
+                          std::size_t{1024}, std::size_t{1025}, std::size_t{3000}}) {
       const std::span<const std::uint64_t> keys(all.data(), n);
       std::vector<std::uint64_t> hashes(n);
       for (std::size_t i = 0; i < n; ++i) hashes[i] = hash_key(keys[i], spec);

@@ -243,9 +243,9 @@ template <class D, std::unsigned_integral F>
 class binary_fuse_reader : public static_facade<D> {
  public:
   static constexpr const char* kind_name = "binary_fuse";
-  /// test_pipelined calls hash_at(0), hash_at(1), ... in order, once each, so
-  /// keyed batches hash in chunks (detail/facade.hpp, hashes_in_order).
-  static constexpr bool hash_at_in_order = true;
+  /// Keyed batches hash a tile of keys together, then run the prehashed
+  /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
+  static constexpr bool keyed_batches_in_tiles = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Never false for a key the filter was built from.
@@ -516,8 +516,9 @@ template <class D>
 class binary_fuse_any_reader : public static_facade<D> {
  public:
   static constexpr const char* kind_name = "binary_fuse";
-  /// The typed batch core inside calls hash_at in order (see binary_fuse_reader).
-  static constexpr bool hash_at_in_order = true;
+  /// Keyed batches hash a tile of keys together, then run the prehashed
+  /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
+  static constexpr bool keyed_batches_in_tiles = true;
 
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
     return std::visit([h](const auto& f) { return f.may_contain_hash(h); }, self().typed());

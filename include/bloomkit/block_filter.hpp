@@ -480,9 +480,9 @@ template <class D, block_policy P>
 class block_filter_reader : public query_facade<D> {
  public:
   static constexpr std::string_view kind_name = P::name;
-  /// The batch cores call hash_at(0), hash_at(1), ... in order, once each,
-  /// so keyed batches hash in chunks (detail/facade.hpp, hashes_in_order).
-  static constexpr bool hash_at_in_order = true;
+  /// Keyed batches hash a tile of keys together, then run the prehashed
+  /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
+  static constexpr bool keyed_batches_in_tiles = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly not.
   /// Runs the active kernel (detail/simd.hpp); every kernel answers alike.

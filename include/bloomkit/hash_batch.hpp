@@ -31,11 +31,9 @@
 // most 8 bytes. Longer strings, and XXH3 under AVX2, keep the scalar loop. tests/string_hash_test.cpp checks every path
 // against the library's XXH64 / XXH3, lane by lane.
 //
-// batch_key_hasher feeds the batched calls' prefetch pipeline
-// (simd_batch.hpp): it is the pipeline's hash_at(i), which asks for keys in
-// increasing order, and hashes the next `chunk` keys whenever i leaves the
-// ones it holds. The pipeline itself is unchanged, so there is no bubble at
-// chunk edges.
+// Keyed batch calls hash a tile of keys into a buffer with these functions,
+// then run the kind's prehashed batch over the buffer (detail/facade.hpp,
+// keyed_batches_in_tiles).
 #pragma once
 
 #include <cstddef>
@@ -648,47 +646,15 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
   hash_strings_scalar(data, offsets, n, spec, out);
 }
 
-/// The pipeline's hash_at(i) over 8-byte keys: hashes `chunk` keys at a
-/// time with the active kernel's hash_keys. Must be called with i = 0, 1,
-/// 2, ... (prefetch_pipeline does).
-template <batch_hashable_key K>
-class batch_key_hasher {
- public:
-  static constexpr std::size_t chunk = 256;
-
-  batch_key_hasher(const K* keys, std::size_t n, hash_spec spec) noexcept
-      : keys_(keys), n_(n), spec_(spec), kernel_(active_kernel()) {}
-
-  std::uint64_t operator()(std::size_t i) noexcept {
-    if (i - base_ >= filled_) [[unlikely]]
-      refill(i);
-    return hashes_[i - base_];
-  }
-
- private:
-  void refill(std::size_t i) noexcept {
-    base_ = i;
-    filled_ = n_ - i < chunk ? n_ - i : chunk;
-    hash_keys(kernel_, keys_ + i, filled_, spec_, hashes_);
-  }
-
-  const K* keys_;
-  std::size_t n_;
-  hash_spec spec_;
-  kernel kernel_;
-  std::size_t base_ = 0, filled_ = 0;
-  std::uint64_t hashes_[chunk] = {};  // zeroed so that a copy never reads indeterminate values
-};
-
-/// The hash_at a batched keyed call uses for keys of type K: the chunked
-/// SIMD hasher for 8-byte keys, hash_key per key otherwise.
+/// out[i] = hash_key(keys[i], spec) for i < n: the active kernel's
+/// hash_keys for 8-byte keys (SIMD lanes under AVX-512), hash_key per key
+/// otherwise.
 template <key K>
-inline auto key_hash_at(const K* keys, std::size_t n, hash_spec spec) {
+inline void hash_keys_into(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
   if constexpr (batch_hashable_key<std::remove_cv_t<K>>) {
-    return batch_key_hasher<std::remove_cv_t<K>>(keys, n, spec);
+    hash_keys(active_kernel(), keys, n, spec, out);
   } else {
-    (void)n;
-    return [keys, spec](std::size_t i) { return hash_key(keys[i], spec); };
+    for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
   }
 }
 
@@ -696,13 +662,14 @@ inline auto key_hash_at(const K* keys, std::size_t n, hash_spec spec) {
 
 namespace bloomkit {
 
-/// The hash_at of a keyed batch call on a kind that declares
-/// hash_at_in_order (detail/facade.hpp finds it by argument-dependent
-/// lookup on hash_spec): chunked SIMD hashing for 8-byte keys, hash_key per
-/// key otherwise. Same hashes as hash_key.
+/// out[i] = hash_key(keys[i], spec) for i < n, hashed together (eight
+/// 8-byte keys per AVX-512 step; other keys one by one). The keyed batch
+/// calls of the kinds that declare keyed_batches_in_tiles
+/// (detail/facade.hpp) find it by argument-dependent lookup on hash_spec.
+/// Same hashes as hash_key.
 template <key K>
-inline auto batch_hash_at(const K* keys, std::size_t n, hash_spec spec) {
-  return detail::key_hash_at(keys, n, spec);
+inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
+  detail::hash_keys_into(keys, n, spec, out);
 }
 
 /// out[i] = hash_bytes(data + offsets[i], offsets[i + 1] - offsets[i], spec)

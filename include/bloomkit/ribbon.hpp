@@ -616,8 +616,9 @@ template <class D>
 class ribbon_reader : public static_facade<D> {
  public:
   static constexpr const char* kind_name = "ribbon";
-  /// test_pipelined reads hash_at(0), hash_at(1), ... in order, once each.
-  static constexpr bool hash_at_in_order = true;
+  /// Keyed batches hash a tile of keys together, then run the prehashed
+  /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
+  static constexpr bool keyed_batches_in_tiles = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Never false for a key the filter was built from.

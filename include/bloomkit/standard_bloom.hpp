@@ -305,9 +305,9 @@ template <class D>
 class standard_bloom_reader : public query_facade<D> {
  public:
   static constexpr const char* kind_name = "standard_bloom";
-  /// The batch cores call hash_at(0), hash_at(1), ... in order, once each,
-  /// so keyed batches hash in chunks (detail/facade.hpp, hashes_in_order).
-  static constexpr bool hash_at_in_order = true;
+  /// Keyed batches hash a tile of keys together, then run the prehashed
+  /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
+  static constexpr bool keyed_batches_in_tiles = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Stops at the first zero bit.

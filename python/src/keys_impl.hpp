@@ -34,8 +34,7 @@ template <class U>
 void hash_values(const std::byte* data, std::size_t m, hash_spec spec, std::uint64_t* out) {
   if constexpr (sizeof(U) == 8) {
     if (const U* keys = aligned_as<U>(data)) {
-      auto hash_at = batch_hash_at(keys, m, spec);
-      for (std::size_t j = 0; j < m; ++j) out[j] = hash_at(j);
+      batch_hash_into(keys, m, spec, out);
       return;
     }
   }
