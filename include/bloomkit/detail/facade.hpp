@@ -121,8 +121,7 @@ class query_facade {
 
   /// out[i] = may_contain(keys[i]): the keys' hashes go through the same
   /// batch core as may_contain_many (tile by tile where the kind hashes in
-  /// tiles). Throws errc::invalid_argument if the
-  /// sizes differ.
+  /// tiles). Throws errc::invalid_argument if the sizes differ.
   template <class K, class DD = D>
     requires hashable_with<K, spec_of<DD>>
   void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
