@@ -646,18 +646,6 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
   hash_strings_scalar(data, offsets, n, spec, out);
 }
 
-/// out[i] = hash_key(keys[i], spec) for i < n: the active kernel's
-/// hash_keys for 8-byte keys (SIMD lanes under AVX-512), hash_key per key
-/// otherwise.
-template <key K>
-inline void hash_keys_into(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
-  if constexpr (batch_hashable_key<std::remove_cv_t<K>>) {
-    hash_keys(active_kernel(), keys, n, spec, out);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
-  }
-}
-
 }  // namespace bloomkit::detail
 
 namespace bloomkit {
@@ -669,7 +657,11 @@ namespace bloomkit {
 /// Same hashes as hash_key.
 template <key K>
 inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
-  detail::hash_keys_into(keys, n, spec, out);
+  if constexpr (detail::batch_hashable_key<std::remove_cv_t<K>>) {
+    detail::hash_keys(active_kernel(), keys, n, spec, out);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
+  }
 }
 
 /// out[i] = hash_bytes(data + offsets[i], offsets[i + 1] - offsets[i], spec)

@@ -68,9 +68,9 @@ using spec_of = std::remove_cvref_t<decltype(std::declval<const D&>().hash())>;
 
 /// A kind whose keyed batches hash a tile of keys at a time (the
 /// ADL-found `batch_hash_into(keys, n, spec, out)` of bloomkit/hash_batch.hpp:
-/// eight 8-byte keys per AVX-512 step) and run the prehashed batch over the
-/// tile (block, standard and static filters); other kinds hash key by key
-/// inside their batch.
+/// eight 8-byte keys per AVX-512 step) and pass the tile's hashes to
+/// may_contain_many / insert_many (block, standard and static filters);
+/// other kinds hash key by key inside their batch.
 template <class D>
 concept hashes_keys_in_tiles = requires { requires D::keyed_batches_in_tiles; };
 
@@ -130,9 +130,8 @@ class query_facade {
     const K* data = keys.data();
     const auto spec = self().hash();
     if constexpr (hashes_keys_in_tiles<DD>) {
-      bool* answers = out.data();
       for_each_hashed_tile(data, keys.size(), spec, [&](std::size_t at, std::size_t m, const std::uint64_t* hashes) {
-        self().test_pipelined(m, [hashes](std::size_t i) { return hashes[i]; }, answers + at);
+        may_contain_many(std::span<const std::uint64_t>(hashes, m), out.subspan(at, m));
       });
     } else {
       self().test_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); }, out.data());
@@ -205,7 +204,7 @@ class insert_facade {
     const auto spec = self().hash();
     if constexpr (hashes_keys_in_tiles<DD>) {
       for_each_hashed_tile(data, keys.size(), spec, [&](std::size_t, std::size_t m, const std::uint64_t* hashes) {
-        self().insert_pipelined(m, [hashes](std::size_t i) { return hashes[i]; });
+        insert_many(std::span<const std::uint64_t>(hashes, m));
       });
     } else {
       self().insert_pipelined(keys.size(), [data, spec](std::size_t i) { return hash_key(data[i], spec); });
