@@ -22,12 +22,20 @@
 //                   kernels::batch_window
 //   BM_standard_prefetch/P  standard_bloom negative lookups prefetching the
 //                   first P probes: the choice of standard_lookup_prefetch
+//   BM_hash_column/kernel/A  hashing 10^6 decimal strings of up to 19 bytes
+//                   laid out as an Arrow column (hash_strings), A = 0 XXH64,
+//                   1 XXH3, per kernel (scalar: the reference in the same run)
+//   BM_hash_key_strings/kernel/A  the same strings as separate std::string
+//                   keys (batch_hash_into's string path)
+// (the kernel is chosen with set_kernel; the calls take the active one)
 // Run: bloomkit_micro [--benchmark_filter=REGEX]
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "bloomkit/kernels.hpp"
@@ -260,6 +268,58 @@ void BM_blocked_v2_dispatched(benchmark::State& s) { BM_blocked_v2<0>(s); }
 void BM_blocked_v2_sse41(benchmark::State& s) { BM_blocked_v2<1>(s); }
 void BM_blocked_v2_portable(benchmark::State& s) { BM_blocked_v2<2>(s); }
 
+/// 10^6 decimal strings of even numbers below 2^62 (as python/bench/compare.py
+/// makes its Arrow keys), as one column and as separate strings.
+struct decimal_strings {
+  std::string bytes;
+  std::vector<std::int64_t> offsets{0};
+  std::vector<std::string> keys;
+  decimal_strings() {
+    splitmix64 rng(2026);
+    for (int i = 0; i < 1'000'000; ++i) {
+      keys.push_back(std::to_string((rng() >> 3) * 2));
+      bytes += keys.back();
+      offsets.push_back(static_cast<std::int64_t>(bytes.size()));
+    }
+  }
+};
+
+const decimal_strings& strings() {
+  static const decimal_strings s;
+  return s;
+}
+
+bloomkit::hash_spec spec_of_arg(benchmark::State& state) {
+  return bloomkit::hash_spec{state.range(0) == 0 ? bloomkit::hash_algorithm::xxh64 : bloomkit::hash_algorithm::xxh3_64, 0};
+}
+
+void BM_hash_column(benchmark::State& state, kernel k) {
+  if (!select(state, k)) return;
+  const auto& s = strings();
+  const std::size_t n = s.keys.size();
+  std::vector<std::uint64_t> out(n);
+  const auto* data = reinterpret_cast<const std::byte*>(s.bytes.data());
+  for (auto _ : state) {
+    bloomkit::hash_strings(data, std::span<const std::int64_t>(s.offsets), spec_of_arg(state), std::span<std::uint64_t>(out));
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["per_string"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  bloomkit::reset_kernel();
+}
+
+void BM_hash_key_strings(benchmark::State& state, kernel k) {
+  if (!select(state, k)) return;
+  const auto& s = strings();
+  const std::size_t n = s.keys.size();
+  std::vector<std::uint64_t> out(n);
+  for (auto _ : state) {
+    bloomkit::batch_hash_into(s.keys.data(), n, spec_of_arg(state), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["per_string"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  bloomkit::reset_kernel();
+}
+
 }  // namespace
 
 // BENCHMARK_CAPTURE pastes the function name into an identifier, so each
@@ -305,5 +365,10 @@ BENCHMARK(BM_standard_prefetch<1>);
 BENCHMARK(BM_standard_prefetch<2>);
 BENCHMARK(BM_standard_prefetch<3>);
 BENCHMARK(BM_standard_prefetch<7>);
+BENCHMARK_CAPTURE(BM_hash_column, scalar, kernel::scalar)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_hash_column, avx2, kernel::avx2)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_hash_column, avx512, kernel::avx512)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_hash_key_strings, scalar, kernel::scalar)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_hash_key_strings, avx512, kernel::avx512)->Arg(0)->Arg(1);
 
 BENCHMARK_MAIN();

@@ -25,6 +25,7 @@
 
 namespace {
 
+using bloomkit::test::kernel_guard;
 using bloomkit::hash_algorithm;
 using bloomkit::hash_key;
 using bloomkit::hash_spec;
@@ -117,10 +118,6 @@ TEST(HashPaths, BatchedDoublesMatchScalar) {
     for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(out[i], hash_key(keys[i], hash_spec{}));
   }
 }
-
-struct kernel_guard {
-  ~kernel_guard() { bloomkit::reset_kernel(); }
-};
 
 /// The filter's bits as bytes (blocks or words).
 template <class Filter>

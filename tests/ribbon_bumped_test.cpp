@@ -20,6 +20,7 @@
 
 namespace {
 
+using bloomkit::test::kernel_guard;
 using bloomkit::errc;
 using bloomkit::error;
 using bloomkit::ribbon;
@@ -35,10 +36,6 @@ ribbon_options bumped(std::uint32_t r) {
   o.layout = ribbon_layout::bumped;
   return o;
 }
-
-struct kernel_guard {
-  ~kernel_guard() { bloomkit::reset_kernel(); }
-};
 
 /// Every key answers true: single calls under every kernel, the batch, and
 /// a view of the saved file.

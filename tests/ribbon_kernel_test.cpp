@@ -13,6 +13,7 @@
 
 namespace {
 
+using bloomkit::test::kernel_guard;
 using bloomkit::kernel;
 using bloomkit::test::supported_kernels;
 
@@ -34,10 +35,6 @@ TEST(RibbonKernel, EveryKernelEvaluatesLikeScalar) {
     }
   }
 }
-
-struct kernel_guard {
-  ~kernel_guard() { bloomkit::reset_kernel(); }
-};
 
 TEST(RibbonKernel, FilterAnswersAlikeUnderEveryKernel) {
   kernel_guard guard;

@@ -15,13 +15,9 @@
 
 namespace {
 
+using bloomkit::test::kernel_guard;
 using bloomkit::kernel;
 using bloomkit::detail::splitmix64;
-
-/// Restores the automatic kernel choice when a test ends, pass or fail.
-struct kernel_guard {
-  ~kernel_guard() { bloomkit::reset_kernel(); }
-};
 
 std::vector<kernel> available_kernels() {
   std::vector<kernel> out;

@@ -10,9 +10,11 @@
 
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/split_block_bloom.hpp"
+#include "test_support.hpp"
 
 namespace {
 
+using bloomkit::test::kernel_guard;
 using bloomkit::kernel;
 using bloomkit::detail::block256;
 using bloomkit::detail::block512;
@@ -120,10 +122,6 @@ TEST(SingleKernel, ReleaseTargetInlinesAKernelForSplitBlock) {
   EXPECT_NE(bloomkit::detail::single_kernel_of<split_block_policy>(), bloomkit::detail::single_kernel_kind::dispatched);
 }
 #endif
-
-struct kernel_guard {
-  ~kernel_guard() { bloomkit::reset_kernel(); }
-};
 
 TEST(SingleKernel, DispatchedSingleCallsMatchPortableUnderEveryKernel) {
   kernel_guard guard;

@@ -8,15 +8,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <numeric>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bloomkit/hash.hpp"
 #include "bloomkit/hash_batch.hpp"
+#include "bloomkit/split_block_bloom.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -24,6 +29,7 @@ namespace {
 using bloomkit::hash_algorithm;
 using bloomkit::hash_spec;
 using bloomkit::kernel;
+using bloomkit::test::kernel_guard;
 using bloomkit::test::supported_kernels;
 
 /// The library's own hash of each string, one call each (the reference).
@@ -153,6 +159,96 @@ TEST(StringHash, PublicCallUsesTheActiveKernelAndMatches) {
   }
   bloomkit::hash_strings(c.bytes.data(), std::span<const std::int64_t>(c.offsets.data(), 1), bloomkit::parquet_hash_spec,
                          std::span<std::uint64_t>());  // no keys: nothing read or written
+}
+
+/// A user key type whose bytes bloomkit reads through bloomkit_key_bytes
+/// (a temporary: the lanes must stage it while it lives).
+struct tagged_key {
+  std::string text;
+};
+std::string bloomkit_key_bytes(const tagged_key& k) { return "tag:" + k.text; }
+
+/// Keys of every length 0..70 (each length in each lane position, as in
+/// EveryLengthInEveryLaneUnderEveryKernel), each in a heap block of exactly
+/// its own size, so a read outside a key is a heap overflow under ASan.
+struct separate_keys {
+  std::vector<std::unique_ptr<std::byte[]>> blocks;
+  std::vector<std::string_view> views;
+  explicit separate_keys(std::size_t n, std::uint64_t seed) {
+    bloomkit::detail::splitmix64 rng(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t len = (i * 37 + i / 71) % 71;
+      blocks.emplace_back(len == 0 ? nullptr : new std::byte[len]);
+      for (std::size_t b = 0; b < len; ++b) blocks.back()[b] = static_cast<std::byte>(rng());
+      views.emplace_back(reinterpret_cast<const char*>(blocks.back().get()), len);
+    }
+  }
+};
+
+/// hash_key_strings under kernel k over `keys` gives hash_key of each key.
+template <class K>
+void check_keys(const std::vector<K>& keys, kernel k, hash_spec spec, const std::string& what) {
+  std::vector<std::uint64_t> out(keys.size() + 1, 0x5555);
+  bloomkit::detail::hash_key_strings(k, keys.data(), keys.size(), spec, out.data());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(out[i], bloomkit::hash_key(keys[i], spec))
+        << what << ": kernel " << to_string(k) << ", " << to_string(spec.algorithm) << " seed " << spec.seed
+        << ", key " << i << " (lane " << i % 8 << ")";
+  }
+  EXPECT_EQ(out[keys.size()], 0x5555U) << what << ": wrote past the end under " << to_string(k);
+}
+
+TEST(StringHash, SeparateKeysOfEveryLengthUnderEveryKernel) {
+  // Keys that are not one buffer (std::string_view, std::string, byte
+  // vectors, a user type's bytes): the lanes read nothing outside a key, so
+  // keys of 1-7 bytes go scalar and the rest take the XXH64 lanes up to 23
+  // bytes (XXH3 keys: scalar). 71 * 8 keys: two full tiles of 256 and a
+  // part one.
+  const separate_keys sep(71 * 8, 5);
+  std::vector<std::string> strings;
+  std::vector<std::vector<std::byte>> byte_vectors;
+  std::vector<tagged_key> tagged;
+  for (auto v : sep.views) {
+    strings.emplace_back(v);
+    byte_vectors.emplace_back(reinterpret_cast<const std::byte*>(v.data()), reinterpret_cast<const std::byte*>(v.data()) + v.size());
+    tagged.push_back(tagged_key{std::string(v)});
+  }
+  for (kernel k : supported_kernels()) {
+    for (auto algorithm : algorithms) {
+      for (auto seed : seeds) {
+        const hash_spec spec{algorithm, seed};
+        check_keys(sep.views, k, spec, "string_view keys");
+        check_keys(strings, k, spec, "string keys");
+        check_keys(byte_vectors, k, spec, "byte vector keys");
+        check_keys(tagged, k, spec, "bloomkit_key_bytes keys");
+      }
+    }
+  }
+}
+
+TEST(StringHash, KeyedStringBatchesMatchSingleCalls) {
+  // insert_keys / may_contain_keys over strings (batch_hash_into with the
+  // active kernel, in tiles of 1024) set the bits and give the answers of
+  // one call per key, under every kernel.
+  kernel_guard guard;
+  const separate_keys sep(3000, 6);
+  for (kernel k : supported_kernels()) {
+    bloomkit::set_kernel(k);
+    bloomkit::split_block_bloom batched(2000, 0.01), single(2000, 0.01);
+    const std::span<const std::string_view> added(sep.views.data(), 2000);
+    batched.insert_keys(added);
+    for (auto v : added) single.insert(v);
+    ASSERT_EQ(std::memcmp(batched.blocks().data(), single.blocks().data(), batched.blocks().size_bytes()), 0)
+        << "bits differ under " << to_string(k);
+    std::unique_ptr<bool[]> out(new bool[sep.views.size()]);
+    batched.may_contain_keys(std::span<const std::string_view>(sep.views), std::span<bool>(out.get(), sep.views.size()));
+    for (std::size_t i = 0; i < sep.views.size(); ++i) {
+      ASSERT_EQ(out[i], single.may_contain(sep.views[i])) << to_string(k) << " " << i;
+      if (i < 2000) {
+        ASSERT_TRUE(out[i]) << "false negative under " << to_string(k) << ", key " << i;
+      }
+    }
+  }
 }
 
 }  // namespace

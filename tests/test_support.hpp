@@ -49,6 +49,15 @@ inline std::vector<kernel> supported_kernels() {
   return out;
 }
 
+/// Restores the CPU's own kernel choice when a test that forces kernels
+/// (set_kernel) ends, however it ends.
+struct kernel_guard {
+  kernel_guard() = default;
+  kernel_guard(const kernel_guard&) = delete;
+  kernel_guard& operator=(const kernel_guard&) = delete;
+  ~kernel_guard() { bloomkit::reset_kernel(); }
+};
+
 /// n pseudo-random 64-bit hashes from a fixed seed (SplitMix64).
 inline std::vector<std::uint64_t> random_hashes(std::uint64_t n, std::uint64_t seed) {
   bloomkit::detail::splitmix64 rng(seed);

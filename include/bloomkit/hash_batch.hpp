@@ -18,17 +18,22 @@
 // mixed lengths and waits on each chain. The lane versions run the chains of
 // 8 (AVX-512) or 4 (AVX2) strings side by side, each lane with its own
 // length: every step is done by all lanes and kept (a masked blend) only
-// where that lane's length has the step. Bytes are gathered per lane: the
-// 8-byte rounds inside the string, the 1-7 trailing bytes as the 8 bytes
-// that end the string (shifted down), which needs 8 readable bytes before
-// the string's end; a string shorter than 8 bytes at the very start of the
-// buffer, and any string of 32 bytes or more (XXH64's four-accumulator
-// stripes), goes to the scalar XXH64 instead. XXH3 (the other kinds'
-// default) of strings of 0-64 bytes takes 8 lanes under AVX-512: its paths
-// for 9-16 bytes and the first two steps of 17-128 are one to four
-// 64x64->128-bit products of words read inside the string, which the lanes
-// build from 32x32->64-bit products; 0-8 bytes are a few multiplies of at
-// most 8 bytes. Longer strings, and XXH3 under AVX2, keep the scalar loop. tests/string_hash_test.cpp checks every path
+// where that lane's length has the step. The AVX-512 lanes read a staged
+// tile: plain loads put each string's first, second, last (and, for XXH3,
+// second-to-last) 8-byte word into one array per word, so a group of eight
+// strings' word is one aligned vector load (gathers cost most of each step
+// on AMD Zen 4); the 1-7 trailing bytes come from the 8 bytes that end the
+// string (shifted down), which needs the string to end at byte 8 of the
+// buffer or later; rarer words (XXH64's third round, XXH3's 33-64-byte
+// steps) are gathered. A string shorter than 8 bytes at the very start of
+// the buffer, and any string of 32 bytes or more (XXH64's four-accumulator
+// stripes), goes to the scalar XXH64 instead; the AVX2 lanes gather every
+// word. XXH3 (the other kinds' default) of strings of 0-64 bytes takes 8
+// lanes under AVX-512: its paths for 9-16 bytes and the first two steps of
+// 17-128 are one to four 64x64->128-bit products of words read inside the
+// string, which the lanes build from 32x32->64-bit products; 0-8 bytes are
+// a few multiplies of at most 8 bytes. Longer strings, and XXH3 under AVX2,
+// keep the scalar loop. tests/string_hash_test.cpp checks every path
 // against the library's XXH64 / XXH3, lane by lane.
 //
 // Keyed batch calls hash a tile of keys into a buffer with these functions,
@@ -36,6 +41,7 @@
 // keyed_batches_in_tiles).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -185,16 +191,144 @@ inline void hash_strings_scalar(const std::byte* data, const O* offsets, std::si
 inline constexpr std::size_t lane_string_max = 31;
 
 #if BLOOMKIT_X86_KERNELS
+/// Strings staged at a time for the AVX-512 string lanes.
+inline constexpr std::size_t string_tile_size = 256;
+
+/// Up to string_tile_size strings as the AVX-512 lanes read them, one array
+/// per field so that one aligned load gives eight consecutive strings'
+/// field: where each begins in the data buffer and its length, the 8 bytes
+/// at its start (`head`), the 8 after those (`second`), the 8 ending it
+/// (`tail`) and the 8 before those (`before_tail`, staged for XXH3 only).
+/// Why a tile of plain loads rather than a gather per word and group of
+/// eight: on AMD Zen 4 the gathers took most of each lane step (perf puts
+/// about 60 % of XXH64's samples on them); staging the same words with
+/// scalar loads made the lanes about 1.5x faster (BENCHMARKS.md, "Tenth
+/// session"). Words a string needs beyond these (XXH64's third 8-byte round,
+/// XXH3's 33-64-byte steps, XXH3's 0-8-byte reads) are still gathered.
+struct string_tile {
+  alignas(64) std::uint64_t begin[string_tile_size];
+  alignas(64) std::uint64_t len[string_tile_size];
+  alignas(64) std::uint64_t head[string_tile_size];
+  alignas(64) std::uint64_t second[string_tile_size];
+  alignas(64) std::uint64_t tail[string_tile_size];
+  alignas(64) std::uint64_t before_tail[string_tile_size];
+};
+
+/// The 8 bytes at p as a little-endian value (x86 only: the lanes' hosts).
+inline std::uint64_t load_word(const std::byte* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// The strings of an Arrow column (data, offsets[0..n]) as the lanes read
+/// them: stage() fills a tile, hash() is the scalar hash of one string.
+template <string_offset O>
+struct column_strings {
+  const std::byte* data;
+  const O* offsets;
+  std::uint64_t limit;  ///< offsets[n]: the end of the last string, the readable bytes at data
+
+  /// Longest strings the XXH64 / XXH3 lanes take (the rest: scalar).
+  static constexpr std::size_t xxh64_lane_max = lane_string_max;
+  static constexpr std::size_t xxh3_lane_max = 64;  // xxh3_mid_strings' longest
+
+  /// Whether the lanes may run: staging reads 8-byte words inside data[0, limit).
+  [[nodiscard]] bool stageable() const noexcept { return limit >= 8; }
+  /// The base the lanes gather rarer words from (begin is an offset into it).
+  [[nodiscard]] const std::byte* gather_base() const noexcept { return data; }
+  [[nodiscard]] std::uint64_t hash(std::size_t j, hash_spec spec) const noexcept {
+    std::uint64_t h;
+    hash_strings_scalar(data, offsets + j, 1, spec, &h);
+    return h;
+  }
+
+  /// Stages strings i .. i + count - 1 (count <= string_tile_size) into t.
+  /// Every read lies in data[0, limit): a word that would start past
+  /// limit - 8 is read at limit - 8 and one that would start before the
+  /// buffer at byte 0. Only words no lane uses are moved so: the lanes use
+  /// head when the string holds 8 bytes, second when it holds 16, tail when
+  /// it holds 8 or ends at byte 8 or later, before_tail when it holds 17.
+  /// Not vectorized: GCC turns this loop into emulated gathers (vpinsrq),
+  /// slower than the scalar loads.
+  template <bool BeforeTail>
+#if defined(__GNUC__) && !defined(__clang__)
+  __attribute__((optimize("no-tree-vectorize")))
+#endif
+  void stage(std::size_t i, std::size_t count, string_tile& t) const noexcept {
+    const std::uint64_t last_word = limit - 8;
+#if defined(__clang__)
+#pragma clang loop vectorize(disable)
+#endif
+    for (std::size_t j = 0; j < count; ++j) {
+      const auto b = static_cast<std::uint64_t>(offsets[i + j]);
+      const auto e = static_cast<std::uint64_t>(offsets[i + j + 1]);
+      t.begin[j] = b;
+      t.len[j] = e - b;
+      t.head[j] = load_word(data + std::min(b, last_word));
+      t.second[j] = load_word(data + std::min(b + 8, last_word));
+      t.tail[j] = load_word(data + (e >= 8 ? e - 8 : 0));
+      if constexpr (BeforeTail) t.before_tail[j] = load_word(data + (e >= 16 ? e - 16 : 0));
+    }
+  }
+};
+
+/// Keys that are not fixed-width (strings, byte containers, user types'
+/// bytes) as the XXH64 lanes read them. Each key's bytes may be their own
+/// allocation, so nothing outside them is read: every key stages as if it
+/// began at byte 0 (so the lanes' "ends at byte 8 or later" reads "holds 8
+/// bytes": a 1-7-byte key goes to the scalar hash), and the lanes take only
+/// lengths whose words are all staged (no gather). XXH3 keys are not staged:
+/// its scalar short paths have no length-dependent loop, and over 10^6
+/// separate decimal strings of 17-19 bytes (AMD Zen 4) the lanes made
+/// blocked_bloom's keyed batches 1.1-1.2x slower, where XXH64's made
+/// split_block_bloom's 1.2-1.9x faster (BENCHMARKS.md, "Tenth session").
+template <class K>
+struct key_strings {
+  const K* keys;
+
+  static constexpr std::size_t xxh64_lane_max = 23;
+
+  [[nodiscard]] static constexpr bool stageable() noexcept { return true; }
+  [[nodiscard]] static constexpr const std::byte* gather_base() noexcept { return nullptr; }
+  [[nodiscard]] std::uint64_t hash(std::size_t j, hash_spec spec) const { return hash_key(keys[j], spec); }
+
+  /// Stages keys i .. i + count - 1: a word the key does not hold reads
+  /// a zero word instead (a select, not a branch).
+  template <bool BeforeTail>
+  void stage(std::size_t i, std::size_t count, string_tile& t) const {
+    static_assert(!BeforeTail, "keys take the XXH64 lanes only");
+    static constexpr std::byte zeros[8] = {};
+    for (std::size_t j = 0; j < count; ++j) {
+      with_key_bytes(keys[i + j], [&](const void* bytes, std::size_t len) {
+        const auto* p = static_cast<const std::byte*>(bytes);
+        t.begin[j] = 0;
+        t.len[j] = len;
+        t.head[j] = load_word(len >= 8 ? p : zeros);
+        t.second[j] = load_word(len >= 16 ? p + 8 : zeros);
+        t.tail[j] = load_word(len >= 8 ? p + len - 8 : zeros);
+        return 0;
+      });
+    }
+  }
+};
+
+/// The 64-bit field of strings at .. at + 7 of a tile.
+BLOOMKIT_TARGET_AVX512 inline __m512i tile_lanes(const std::uint64_t* field, std::size_t at) noexcept {
+  return _mm512_load_si512(field + at);
+}
+
 /// XXH64 of G groups of eight strings of fewer than 32 bytes: lane j of
-/// group g hashes the len[g] bytes at data + begin[g] (64-bit byte
-/// offsets) into h[g]. Lanes outside live[g] are not read (masked gathers)
-/// and give garbage. A live lane with 1-7 trailing bytes reads the 8 bytes
-/// ending at begin + len, so begin + len >= 8 there (xxh64_strings_avx512
-/// sends the others to the scalar path). Why G groups: each step is a
-/// 64-bit multiply of 15 cycles' latency on the lane's own chain, so one
-/// group alone waits on latency; G independent chains side by side fill it.
+/// group g hashes string at + 8g + j of tile t into h[g]. Lanes outside
+/// live[g] give garbage. A live lane with 1-7 trailing bytes takes them from
+/// its tail word, so the string holds 8 bytes or ends at byte 8 or later
+/// (xxh64_strings_avx512 sends the others to the scalar path); a string of
+/// 24-31 bytes gathers its third 8-byte word. Why G groups: each step is a
+/// 64-bit multiply on the lane's own chain (15 cycles' latency on Intel), so
+/// one group alone waits on latency; G independent chains side by side fill
+/// it.
 template <int G>
-BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, const __m512i* begin, const __m512i* len,
+BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, const string_tile& t, std::size_t at,
                                                        const __mmask8* live, std::uint64_t seed, __m512i* h) noexcept {
   constexpr __mmask8 all = 0xff;
   const __m512i p1 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_1));
@@ -203,9 +337,12 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
   const __m512i p4 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_4));
   const __m512i p5 = _mm512_set1_epi64(static_cast<long long>(xxh_prime64_5));
   const __m512i zero = _mm512_setzero_si512();
-  __m512i acc[G];
+  __m512i acc[G], len[G];
   // Step 1 (short input) and 3: acc = seed + PRIME64_5 + len.
-  for (int g = 0; g < G; ++g) acc[g] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(seed + xxh_prime64_5)), len[g]);
+  for (int g = 0; g < G; ++g) {
+    len[g] = tile_lanes(t.len, at + 8 * g);
+    acc[g] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(seed + xxh_prime64_5)), len[g]);
+  }
   // Step 4: each whole 8-byte lane: acc ^= round(0, lane); acc = rotl(acc, 27) * P1 + P4.
   for (int r = 0; r < 3; ++r) {
     __mmask8 m[G];
@@ -216,11 +353,18 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
     }
     if (any == 0) break;
     for (int g = 0; g < G; ++g) {
-      const __m512i at = _mm512_add_epi64(begin[g], _mm512_set1_epi64(8 * r));
-      const __m512i v = _mm512_mask_i64gather_epi64(zero, m[g], at, data, 1);
+      __m512i v;
+      if (r == 0) {
+        v = tile_lanes(t.head, at + 8 * g);
+      } else if (r == 1) {
+        v = tile_lanes(t.second, at + 8 * g);
+      } else {
+        const __m512i third = _mm512_add_epi64(tile_lanes(t.begin, at + 8 * g), _mm512_set1_epi64(16));
+        v = _mm512_mask_i64gather_epi64(zero, m[g], third, data, 1);
+      }
       const __m512i k1 = _mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, _mm512_maskz_mullo_epi64(all, v, p2), 31), p1);
-      const __m512i t = _mm512_xor_si512(acc[g], k1);
-      acc[g] = _mm512_mask_mov_epi64(acc[g], m[g], _mm512_add_epi64(_mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, t, 27), p1), p4));
+      const __m512i x = _mm512_xor_si512(acc[g], k1);
+      acc[g] = _mm512_mask_mov_epi64(acc[g], m[g], _mm512_add_epi64(_mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, x, 27), p1), p4));
     }
   }
   // The 0-7 trailing bytes, as the low bytes of `tail` (the 8 bytes ending the string, shifted down).
@@ -229,10 +373,8 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
   unsigned any4 = 0;
   for (int g = 0; g < G; ++g) {
     rem[g] = _mm512_and_si512(len[g], _mm512_set1_epi64(7));
-    const __mmask8 has_tail = live[g] & _mm512_test_epi64_mask(rem[g], rem[g]);
-    const __m512i last8 = _mm512_sub_epi64(_mm512_add_epi64(begin[g], len[g]), _mm512_set1_epi64(8));
-    tail[g] = _mm512_mask_i64gather_epi64(zero, has_tail, last8, data, 1);
-    tail[g] = _mm512_maskz_srlv_epi64(all, tail[g], _mm512_maskz_slli_epi64(all, _mm512_sub_epi64(_mm512_set1_epi64(8), rem[g]), 3));
+    tail[g] = _mm512_maskz_srlv_epi64(all, tile_lanes(t.tail, at + 8 * g),
+                                      _mm512_maskz_slli_epi64(all, _mm512_sub_epi64(_mm512_set1_epi64(8), rem[g]), 3));
     m4[g] = live[g] & _mm512_test_epi64_mask(rem[g], _mm512_set1_epi64(4));
     any4 |= m4[g];
   }
@@ -240,8 +382,8 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
   if (any4 != 0) {
     for (int g = 0; g < G; ++g) {
       const __m512i word = _mm512_and_si512(tail[g], _mm512_set1_epi64(0xffffffffLL));
-      const __m512i t = _mm512_xor_si512(acc[g], _mm512_maskz_mullo_epi64(all, word, p1));
-      acc[g] = _mm512_mask_mov_epi64(acc[g], m4[g], _mm512_add_epi64(_mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, t, 23), p2), p3));
+      const __m512i x = _mm512_xor_si512(acc[g], _mm512_maskz_mullo_epi64(all, word, p1));
+      acc[g] = _mm512_mask_mov_epi64(acc[g], m4[g], _mm512_add_epi64(_mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, x, 23), p2), p3));
       tail[g] = _mm512_mask_mov_epi64(tail[g], m4[g], _mm512_maskz_srli_epi64(all, tail[g], 32));
     }
   }
@@ -256,8 +398,8 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
     if (any == 0) break;
     for (int g = 0; g < G; ++g) {
       const __m512i byte = _mm512_and_si512(tail[g], _mm512_set1_epi64(0xff));
-      const __m512i t = _mm512_xor_si512(acc[g], _mm512_maskz_mullo_epi64(all, byte, p5));
-      acc[g] = _mm512_mask_mov_epi64(acc[g], m[g], _mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, t, 11), p1));
+      const __m512i x = _mm512_xor_si512(acc[g], _mm512_maskz_mullo_epi64(all, byte, p5));
+      acc[g] = _mm512_mask_mov_epi64(acc[g], m[g], _mm512_maskz_mullo_epi64(all, _mm512_maskz_rol_epi64(all, x, 11), p1));
       tail[g] = _mm512_maskz_srli_epi64(all, tail[g], 8);
     }
   }
@@ -265,80 +407,75 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_short_strings(const std::byte* data, co
   for (int g = 0; g < G; ++g) h[g] = xxh64_avalanche_lanes(acc[g]);
 }
 
-/// The offsets of strings i..i+7 as 64-bit lanes: where each begins and
-/// its length.
-template <string_offset O>
-BLOOMKIT_TARGET_AVX512 inline void load_offset_group(const O* offsets, __m512i& begin, __m512i& len) noexcept {
-  constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
-  __m512i end;
-  if constexpr (sizeof(O) == 4) {
-    begin = _mm512_maskz_cvtepi32_epi64(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets)));
-    end = _mm512_maskz_cvtepi32_epi64(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + 1)));
-  } else {
-    begin = _mm512_loadu_si512(offsets);
-    end = _mm512_loadu_si512(offsets + 1);
-  }
-  len = _mm512_sub_epi64(end, begin);
-}
-
-/// load_offset_group, and which strings may take the XXH64 lanes: fewer
-/// than 32 bytes, and 8 readable bytes before the end of any with a 1-7-byte
-/// tail.
-template <string_offset O>
-BLOOMKIT_TARGET_AVX512 inline __mmask8 load_string_group(const O* offsets, __m512i& begin, __m512i& len) noexcept {
-  load_offset_group(offsets, begin, len);
-  const __m512i end = _mm512_add_epi64(begin, len);
-  const __mmask8 short_enough = _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(lane_string_max));
+/// Which strings at .. at + 7 of tile t may take the XXH64 lanes: at most
+/// max_len (< 32) bytes, and 8 bytes or ending at byte 8 or later when they have
+/// a 1-7-byte tail.
+BLOOMKIT_TARGET_AVX512 inline __mmask8 xxh64_lane_mask(const string_tile& t, std::size_t at, std::size_t max_len) noexcept {
+  const __m512i len = tile_lanes(t.len, at);
+  const __m512i end = _mm512_add_epi64(tile_lanes(t.begin, at), len);
+  const __mmask8 short_enough = _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(static_cast<long long>(max_len)));
   const __mmask8 tail_readable = _mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(8)) |
                                  _mm512_cmpeq_epi64_mask(_mm512_and_si512(len, _mm512_set1_epi64(7)), _mm512_setzero_si512());
   return short_enough & tail_readable;
 }
 
-/// out[i] for the strings of group `base` that `live` leaves out: the
-/// scalar hash.
-template <string_offset O>
-inline void strings_left_out(const std::byte* data, const O* offsets, std::size_t base, unsigned live, hash_spec spec,
-                             std::uint64_t* out) noexcept {
+/// out[j] for the strings of group `base` of source s that `live` leaves
+/// out: the scalar hash.
+template <class S>
+inline void strings_left_out(const S& s, std::size_t base, unsigned live, hash_spec spec, std::uint64_t* out) {
   for (unsigned rest = ~live & 0xffU; rest != 0; rest &= rest - 1) {
     const std::size_t j = base + static_cast<std::size_t>(__builtin_ctz(rest));
-    hash_strings_scalar(data, offsets + j, 1, spec, out + j);
+    out[j] = s.hash(j, spec);
   }
 }
 
-/// Strings i .. i + 8G - 1 through the lanes (G groups of eight), the ones
-/// the lanes leave out through the scalar XXH64.
-template <int G, string_offset O>
-BLOOMKIT_TARGET_AVX512 inline void xxh64_string_groups(const std::byte* data, const O* offsets, std::size_t i,
-                                                       std::uint64_t seed, std::uint64_t* out) noexcept {
-  __m512i begin[G], len[G], h[G];
+/// Strings i .. i + 8G - 1 of source s (at .. at + 8G - 1 of tile t)
+/// through the lanes (G groups of eight), the ones the lanes leave out
+/// through the scalar XXH64.
+template <int G, class S>
+BLOOMKIT_TARGET_AVX512 inline void xxh64_string_groups(const S& s, const string_tile& t, std::size_t at, std::size_t i,
+                                                       std::uint64_t seed, std::uint64_t* out) {
+  __m512i h[G];
   __mmask8 live[G];
   unsigned all_live = 0xff;
   for (int g = 0; g < G; ++g) {
-    live[g] = load_string_group(offsets + i + 8 * g, begin[g], len[g]);
+    live[g] = xxh64_lane_mask(t, at + 8 * g, S::xxh64_lane_max);
     all_live &= live[g];
   }
-  xxh64_short_strings<G>(data, begin, len, live, seed, h);
+  xxh64_short_strings<G>(s.gather_base(), t, at, live, seed, h);
   for (int g = 0; g < G; ++g) _mm512_mask_storeu_epi64(out + i + 8 * g, live[g], h[g]);
   if (all_live != 0xff) [[unlikely]] {
-    for (int g = 0; g < G; ++g) strings_left_out(data, offsets, i + 8 * g, live[g], hash_spec{hash_algorithm::xxh64, seed}, out);
+    for (int g = 0; g < G; ++g) strings_left_out(s, i + 8 * g, live[g], hash_spec{hash_algorithm::xxh64, seed}, out);
   }
 }
 
-/// hash_strings_scalar with XXH64, 32 strings (four groups of eight) per
-/// step (see the top of this file for which strings go to the scalar XXH64
-/// instead). Why four: a string of 17-31 bytes puts about a dozen dependent
-/// vpmullq (15 cycles each) on its lane's chain, so the step is bound by
-/// latency until enough independent groups share it; for 19-byte keys, two
-/// groups took 4.3-4.6 ns a key, four 3.4-3.9, six and eight 3.6-4.7 (best
-/// of 7 over 10^6 decimal strings of 17-19 bytes, three runs in one process,
-/// the idle 2-vCPU Xeon of BENCHMARKS.md; scalar XXH64 took 11-13 there).
-template <string_offset O>
-BLOOMKIT_TARGET_AVX512 void xxh64_strings_avx512(const std::byte* data, const O* offsets, std::size_t n,
-                                                 std::uint64_t seed, std::uint64_t* out) noexcept {
+/// out[i] = XXH64 of string i of source s, i < n: tiles of
+/// string_tile_size strings, each staged, then hashed 32 strings (four
+/// groups of eight) per step (see the top of this file for which strings go
+/// to the scalar XXH64 instead). Why four: a string of 17-31 bytes puts
+/// about a dozen dependent vpmullq on its lane's chain (15 cycles each on
+/// Intel), so the step is bound by latency until enough independent groups
+/// share it; for 19-byte keys, two groups took 4.3-4.6 ns a key, four
+/// 3.4-3.9, six and eight 3.6-4.7 (best of 7 over 10^6 decimal strings of
+/// 17-19 bytes, three runs in one process, the idle 2-vCPU Xeon of
+/// BENCHMARKS.md, with gathers; scalar XXH64 took 11-13 there). A column
+/// whose strings end before byte 8 of the buffer is hashed scalar (too
+/// short to stage).
+template <class S>
+BLOOMKIT_TARGET_AVX512 void xxh64_strings_avx512(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
   std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) xxh64_string_groups<4>(data, offsets, i, seed, out);
-  for (; i + 8 <= n; i += 8) xxh64_string_groups<1>(data, offsets, i, seed, out);
-  for (; i < n; ++i) out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), seed);
+  if (s.stageable()) {
+    string_tile t;
+    while (n - i >= 8) {
+      const std::size_t count = std::min(string_tile_size, (n - i) & ~std::size_t{7});
+      s.template stage<false>(i, count, t);
+      std::size_t at = 0;
+      for (; at + 32 <= count; at += 32) xxh64_string_groups<4>(s, t, at, i + at, seed, out);
+      for (; at < count; at += 8) xxh64_string_groups<1>(s, t, at, i + at, seed, out);
+      i += count;
+    }
+  }
+  for (; i < n; ++i) out[i] = s.hash(i, hash_spec{hash_algorithm::xxh64, seed});
 }
 
 /// The 8 little-endian bytes of XXH3's default secret at byte `at`
@@ -379,31 +516,30 @@ BLOOMKIT_TARGET_AVX512 inline __m512i gather_words(const std::byte* data, __mmas
   return _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), m, _mm512_add_epi64(at, _mm512_set1_epi64(plus)), data, 1);
 }
 
-/// Smallest and largest lengths xxh3_mid_strings takes: XXH3's 9-16-byte
-/// path and the first two steps of its 17-128-byte one.
+/// Shortest string xxh3_mid_strings takes (XXH3's 9-16-byte path; it
+/// takes up to 64 bytes: that path and the first two steps of 17-128).
 inline constexpr std::size_t xxh3_mid_min = 9;
-inline constexpr std::size_t xxh3_mid_max = 64;
 
 /// XXH3-64 with `seed` (default secret) of eight strings of 9-64 bytes:
-/// lane j hashes the len bytes at data + begin (64-bit byte offsets); lanes
-/// outside `live` are not read and give garbage. Every read lies inside its
-/// string: the first and last 8 bytes; for 17-64 bytes the 8 after the
-/// first 8 and before the last 8; for 33-64 bytes also bytes 16-31 and the
-/// 16 before the last 16 (xxhash's XXH3_len_9to16_64b and
+/// lane j hashes string at + j of tile t (staged with before_tail); lanes
+/// outside `live` give garbage. Every word lies inside its string: the
+/// first and last 8 bytes; for 17-64 bytes the 8 after the first 8 and
+/// before the last 8; for 33-64 bytes also bytes 16-31 and the 16 before
+/// the last 16, gathered from data (xxhash's XXH3_len_9to16_64b and
 /// XXH3_len_17to128_64b; doc/xxhash_spec.md).
-BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __m512i begin, __m512i len, __mmask8 live,
-                                                       std::uint64_t seed) noexcept {
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, const string_tile& t, std::size_t at,
+                                                       __mmask8 live, std::uint64_t seed) noexcept {
   constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
-  const __m512i end = _mm512_add_epi64(begin, len);
+  const __m512i len = tile_lanes(t.len, at);
   const __mmask8 longer = live & _mm512_cmpgt_epu64_mask(len, _mm512_set1_epi64(16));
   const __mmask8 shorter = live & ~longer;
-  const __m512i first = gather_words(data, live, begin, 0);
-  const __m512i last = gather_words(data, live, end, -8);
+  const __m512i first = tile_lanes(t.head, at);
+  const __m512i last = tile_lanes(t.tail, at);
   __m512i h = _mm512_setzero_si512();
   if (longer != 0) {
     // acc = len * PRIME64_1 + mix16B(bytes 0-15, secret 0) + mix16B(last 16 bytes, secret 16).
-    const __m512i second = gather_words(data, longer, begin, 8);
-    const __m512i before_last = gather_words(data, longer, end, -16);
+    const __m512i second = tile_lanes(t.second, at);
+    const __m512i before_last = tile_lanes(t.before_tail, at);
     __m512i acc = _mm512_maskz_mullo_epi64(all, len, broadcast64(xxh_prime64_1));
     acc = _mm512_add_epi64(acc, mul128_fold64_lanes(_mm512_xor_si512(first, broadcast64(xxh3_secret_word(0) + seed)),
                                                     _mm512_xor_si512(second, broadcast64(xxh3_secret_word(8) - seed))));
@@ -412,6 +548,8 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __
     const __mmask8 longest = longer & _mm512_cmpgt_epu64_mask(len, _mm512_set1_epi64(32));
     if (longest != 0) {
       // 33-64 bytes add mix16B(bytes 16-31, secret 32) + mix16B(the 16 bytes before the last 16, secret 48).
+      const __m512i begin = tile_lanes(t.begin, at);
+      const __m512i end = _mm512_add_epi64(begin, len);
       const __m512i more = _mm512_add_epi64(
           mul128_fold64_lanes(_mm512_xor_si512(gather_words(data, longest, begin, 16), broadcast64(xxh3_secret_word(32) + seed)),
                               _mm512_xor_si512(gather_words(data, longest, begin, 24), broadcast64(xxh3_secret_word(40) - seed))),
@@ -433,21 +571,15 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_mid_strings(const std::byte* data, __
   return h;
 }
 
-/// The 4 bytes at data + at + plus, zero-extended, in each lane of `m`
-/// (zero elsewhere, not read).
-BLOOMKIT_TARGET_AVX512 inline __m512i gather_words32(const std::byte* data, __mmask8 m, __m512i at, long long plus) noexcept {
-  const __m256i w = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m, _mm512_add_epi64(at, _mm512_set1_epi64(plus)), data, 1);
-  return _mm512_maskz_cvtepu32_epi64(0xff, w);
-}
-
-/// XXH3-64 with `seed` (default secret) of eight strings of 0-8 bytes, as
-/// xxh3_mid_strings: lane j hashes the len bytes ending at data + end.
-/// 4-8 bytes read their first and last 4 bytes (inside the string); 1-3
-/// bytes read the 4 bytes ending the string, so end >= 4 there (the caller
-/// sends the others to the scalar path), and pick its first, middle and last
-/// byte out of them (xxhash's XXH3_len_1to3_64b, XXH3_len_4to8_64b and the
-/// empty input; doc/xxhash_spec.md).
-BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(const std::byte* data, __m512i end, __m512i len, __mmask8 live,
+/// XXH3-64 with `seed` (default secret) of eight strings of 0-8 bytes:
+/// lane j hashes the len bytes that end its `tail` word (the 8 bytes ending
+/// the string, staged; so the string ends at byte 8 or later, or is empty:
+/// the caller sends the others to the scalar path). 4-8 bytes use their
+/// first and last 4 bytes, 1-3 bytes their first, middle and last byte out
+/// of the 4 ending the string (xxhash's XXH3_len_1to3_64b, XXH3_len_4to8_64b
+/// and the empty input; doc/xxhash_spec.md). Lanes outside `live` give
+/// garbage.
+BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(__m512i tail, __m512i len, __mmask8 live,
                                                          std::uint64_t seed) noexcept {
   constexpr __mmask8 all = 0xff;  // the zero-masking forms: see xxh64_lanes
   const __mmask8 four_up = live & _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(4));
@@ -456,15 +588,17 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(const std::byte* data, 
   __m512i h = xxh64_avalanche_lanes(broadcast64(seed ^ xxh3_secret_word(56) ^ xxh3_secret_word(64)));
   if (four_up != 0) {
     // keyed = (last 4 bytes + (first 4 bytes << 32)) ^ bitflip, then rrmxmx.
-    const __m512i first = gather_words32(data, four_up, _mm512_sub_epi64(end, len), 0);
-    const __m512i last = gather_words32(data, four_up, end, -4);
+    const __m512i last = _mm512_maskz_srli_epi64(all, tail, 32);
+    const __m512i first = _mm512_and_si512(
+        _mm512_maskz_srlv_epi64(all, tail, _mm512_maskz_slli_epi64(all, _mm512_sub_epi64(_mm512_set1_epi64(8), len), 3)),
+        _mm512_set1_epi64(0xffffffffLL));
     const __m512i keyed = _mm512_xor_si512(_mm512_add_epi64(last, _mm512_maskz_slli_epi64(all, first, 32)),
                                            broadcast64(xxh3_secret_8_24 - xxh3_short_seed(seed)));
     h = _mm512_mask_mov_epi64(h, four_up, xxh3_rrmxmx_lanes(keyed, len));
   }
   if (one_up != 0) {
     // Byte p of a 1-3-byte string is byte 4 - len + p of the 4 bytes ending it.
-    const __m512i w = gather_words32(data, one_up, end, -4);
+    const __m512i w = _mm512_maskz_srli_epi64(all, tail, 32);
     const __m512i skip = _mm512_sub_epi64(_mm512_set1_epi64(4), len);
     const __m512i byte_mask = _mm512_set1_epi64(0xff);
     const __m512i c1 = _mm512_and_si512(_mm512_maskz_srlv_epi64(all, w, _mm512_maskz_slli_epi64(all, skip, 3)), byte_mask);
@@ -480,38 +614,46 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(const std::byte* data, 
   return h;
 }
 
-/// hash_strings_scalar with XXH3, eight strings per step: those of 9-64
-/// bytes through xxh3_mid_strings, of 0-8 bytes through
-/// xxh3_short_strings (a 1-3-byte one ending before byte 4 of the buffer
-/// excepted), the others through the scalar XXH3 (a group with none of them
-/// straight through it).
-/// Scratch A/B (10^6 decimal strings of 17-19 bytes, -march=x86-64-v2,
-/// best of 7): see BENCHMARKS.md, "Seventh session: XXH3 string lanes".
-template <string_offset O>
-BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const std::byte* data, const O* offsets, std::size_t n,
-                                                std::uint64_t seed, std::uint64_t* out) noexcept {
+/// out[i] = XXH3 of string i of source s, i < n: tiles of
+/// string_tile_size strings, each staged, then eight strings per step:
+/// those of 9 to S::xxh3_lane_max bytes through xxh3_mid_strings, of 0-8
+/// bytes through xxh3_short_strings (a non-empty one ending before byte 8 of
+/// the buffer excepted), the others through the scalar XXH3 (a group with
+/// none of them straight through it). A column whose strings end before
+/// byte 8 of the buffer is hashed scalar. Scratch A/B (10^6 decimal strings
+/// of 17-19 bytes, -march=x86-64-v2, best of 7): see BENCHMARKS.md,
+/// "Seventh session: XXH3 string lanes" and "Tenth session".
+template <class S>
+BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
+  const hash_spec spec{hash_algorithm::xxh3_64, seed};
   std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m512i begin, len;
-    load_offset_group(offsets + i, begin, len);
-    const __m512i end = _mm512_add_epi64(begin, len);
-    const __mmask8 mid = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
-                         _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_max));
-    const __mmask8 short_readable = _mm512_cmplt_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
-                                    (_mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(4)) |
-                                     _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(4)) |
-                                     _mm512_cmpeq_epi64_mask(len, _mm512_setzero_si512()));
-    const unsigned live = mid | short_readable;
-    if (live == 0) {
-      hash_strings_scalar(data, offsets + i, 8, hash_spec{hash_algorithm::xxh3_64, seed}, out + i);
-      continue;
+  if (s.stageable()) {
+    string_tile t;
+    while (n - i >= 8) {
+      const std::size_t count = std::min(string_tile_size, (n - i) & ~std::size_t{7});
+      s.template stage<true>(i, count, t);
+      for (std::size_t at = 0; at < count; at += 8) {
+        const __m512i len = tile_lanes(t.len, at);
+        const __m512i end = _mm512_add_epi64(tile_lanes(t.begin, at), len);
+        const __mmask8 mid = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
+                             _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(static_cast<long long>(S::xxh3_lane_max)));
+        const __mmask8 short_readable = _mm512_cmplt_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
+                                        (_mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(8)) |
+                                         _mm512_cmpeq_epi64_mask(len, _mm512_setzero_si512()));
+        const unsigned live = mid | short_readable;
+        if (live == 0) {
+          for (std::size_t j = i + at; j < i + at + 8; ++j) out[j] = s.hash(j, spec);
+          continue;
+        }
+        __m512i h = mid != 0 ? xxh3_mid_strings(s.gather_base(), t, at, mid, seed) : _mm512_setzero_si512();
+        if (short_readable != 0) h = _mm512_mask_mov_epi64(h, short_readable, xxh3_short_strings(tile_lanes(t.tail, at), len, short_readable, seed));
+        _mm512_mask_storeu_epi64(out + i + at, static_cast<__mmask8>(live), h);
+        if (live != 0xff) strings_left_out(s, i + at, live, spec, out);
+      }
+      i += count;
     }
-    __m512i h = mid != 0 ? xxh3_mid_strings(data, begin, len, mid, seed) : _mm512_setzero_si512();
-    if (short_readable != 0) h = _mm512_mask_mov_epi64(h, short_readable, xxh3_short_strings(data, end, len, short_readable, seed));
-    _mm512_mask_storeu_epi64(out + i, static_cast<__mmask8>(live), h);
-    if (live != 0xff) strings_left_out(data, offsets, i, live, hash_spec{hash_algorithm::xxh3_64, seed}, out);
   }
-  hash_strings_scalar(data, offsets + i, n - i, hash_spec{hash_algorithm::xxh3_64, seed}, out + i);
+  for (; i < n; ++i) out[i] = s.hash(i, spec);
 }
 
 /// 64-bit lane multiply for AVX2 (which has only 32x32->64): the low 64
@@ -635,15 +777,31 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
                          std::uint64_t* out) noexcept {
 #if BLOOMKIT_X86_KERNELS
   if (spec.algorithm == hash_algorithm::xxh64) {
-    if (k == kernel::avx512) return xxh64_strings_avx512(data, offsets, n, spec.seed, out);
+    if (k == kernel::avx512) return xxh64_strings_avx512(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);
     if (k == kernel::avx2) return xxh64_strings_avx2(data, offsets, n, spec.seed, out);
   }
   if (spec.algorithm == hash_algorithm::xxh3_64 && k == kernel::avx512) {
-    return xxh3_strings_avx512(data, offsets, n, spec.seed, out);
+    return xxh3_strings_avx512(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);
   }
 #endif
   (void)k;
   hash_strings_scalar(data, offsets, n, spec, out);
+}
+
+/// out[i] = hash_key(keys[i], spec) for i < n, keys that are not
+/// fixed-width (strings, byte containers, user types' bytes): the AVX-512
+/// string lanes for XXH64 of 0 and 8-23 bytes (key_strings), the scalar
+/// hash of each key otherwise. Throws like hash_key for an unknown
+/// algorithm.
+template <class K>
+inline void hash_key_strings(kernel k, const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
+#if BLOOMKIT_X86_KERNELS
+  if (k == kernel::avx512 && spec.algorithm == hash_algorithm::xxh64) {
+    return xxh64_strings_avx512(key_strings<K>{keys}, n, spec.seed, out);
+  }
+#endif
+  (void)k;
+  for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
 }
 
 }  // namespace bloomkit::detail
@@ -651,16 +809,20 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
 namespace bloomkit {
 
 /// out[i] = hash_key(keys[i], spec) for i < n, hashed together (eight
-/// 8-byte keys per AVX-512 step; other keys one by one). The keyed batch
+/// 8-byte keys, or eight strings of 8-23 bytes under XXH64, per AVX-512
+/// step; other keys one by one). The keyed batch
 /// calls of the kinds that declare keyed_batches_in_tiles
 /// (detail/facade.hpp) find it by argument-dependent lookup on hash_spec.
 /// Same hashes as hash_key.
 template <key K>
 inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
-  if constexpr (detail::batch_hashable_key<std::remove_cv_t<K>>) {
+  using V = std::remove_cv_t<K>;
+  if constexpr (detail::batch_hashable_key<V>) {
     detail::hash_keys(active_kernel(), keys, n, spec, out);
-  } else {
+  } else if constexpr (std::is_arithmetic_v<V>) {
     for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
+  } else {
+    detail::hash_key_strings(active_kernel(), keys, n, spec, out);
   }
 }
 
