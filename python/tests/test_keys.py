@@ -238,3 +238,27 @@ def test_arrow_string_hashes_are_the_same_under_the_scalar_kernel(tmp_path):
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "values.npy"), str(tmp_path / "scalar.npy")],
                    env=env, check=True, cwd=tmp_path)
     assert np.array_equal(np.load(tmp_path / "scalar.npy"), here)
+
+
+@pytest.mark.parametrize("spec", [XXH64, ("xxh64", 2**64 - 1), XXH3], ids=str)
+@pytest.mark.parametrize("container", [list, tuple], ids=lambda c: c.__name__)
+def test_lists_of_str_hash_as_one_at_a_time(container, spec):
+    # A list or tuple of str of every length, broken by non-ASCII str, a str subclass, bytes,
+    # ints and floats: each key's own hash, and so the filter of one add per key.
+    class Word(str):
+        pass
+
+    words = _every_length(3)
+    items = (words[:300] + ["caf\u00e9", b"bytes", 7, 2.5, Word("sub"), "\u00fcber"] + words[300:]
+             + [-1, "tail"] + words[:9])
+    keys = container(items)
+    want = [bloomkit.hash_key(k, spec) for k in items]
+    assert list(bloomkit.hash_keys(keys, spec)) == want
+    for cls in (bloomkit.SplitBlockBloom, bloomkit.BlockedBloom):
+        f = cls(len(items), 0.01)
+        f.add_many(keys)
+        g = cls(len(items), 0.01)
+        for k in items:
+            g.add(k)
+        assert f.to_bytes() == g.to_bytes(), cls
+        assert f.may_contain_many(keys).all(), cls
