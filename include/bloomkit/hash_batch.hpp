@@ -829,10 +829,10 @@ inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::u
 /// out[i] = hash_bytes(data + offsets[i], offsets[i + 1] - offsets[i], spec)
 /// for every i < out.size(): the keys of an Arrow string/binary column (one
 /// data buffer, offsets.size() = out.size() + 1 offsets into it), hashed
-/// with the active kernel (SIMD lanes for XXH64). Preconditions: offsets
-/// non-decreasing, offsets.back() <= the readable bytes at data, spec's
-/// algorithm known (the Python binding checks all three first). Same hashes
-/// as hash_bytes per key.
+/// with the active kernel (AVX-512 lanes for XXH64 and XXH3, AVX2 for XXH64).
+/// Preconditions: offsets non-decreasing, offsets.back() <= the readable
+/// bytes at data, spec's algorithm known (the Python binding checks all
+/// three first). Same hashes as hash_bytes per key.
 template <detail::string_offset O>
 inline void hash_strings(const std::byte* data, std::span<const O> offsets, hash_spec spec,
                          std::span<std::uint64_t> out) noexcept {
