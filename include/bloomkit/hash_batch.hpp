@@ -18,23 +18,23 @@
 // mixed lengths and waits on each chain. The lane versions run the chains of
 // 8 (AVX-512) or 4 (AVX2) strings side by side, each lane with its own
 // length: every step is done by all lanes and kept (a masked blend) only
-// where that lane's length has the step. The AVX-512 lanes read a staged
-// tile: plain loads put each string's first, second, last (and, for XXH3,
-// second-to-last) 8-byte word into one array per word, so a group of eight
+// where that lane's length has the step. The lanes read a staged tile:
+// plain loads put each string's first, second, last (and, for XXH3,
+// second-to-last) 8-byte word into one array per word, so a group of
 // strings' word is one aligned vector load (gathers cost most of each step
 // on AMD Zen 4); the 1-7 trailing bytes come from the 8 bytes that end the
 // string (shifted down), which needs the string to end at byte 8 of the
 // buffer or later; rarer words (XXH64's third round, XXH3's 33-64-byte
 // steps) are gathered. A string shorter than 8 bytes at the very start of
 // the buffer, and any string of 32 bytes or more (XXH64's four-accumulator
-// stripes), goes to the scalar XXH64 instead; the AVX2 lanes gather every
-// word. XXH3 (the other kinds' default) of strings of 0-64 bytes takes 8
-// lanes under AVX-512: its paths for 9-16 bytes and the first two steps of
-// 17-128 are one to four 64x64->128-bit products of words read inside the
-// string, which the lanes build from 32x32->64-bit products; 0-8 bytes are
-// a few multiplies of at most 8 bytes. Longer strings, and XXH3 under AVX2,
-// keep the scalar loop. tests/string_hash_test.cpp checks every path
-// against the library's XXH64 / XXH3, lane by lane.
+// stripes), goes to the scalar XXH64 instead. XXH3 (the other kinds'
+// default) of strings of 0-64 bytes takes 8 lanes under AVX-512: its paths
+// for 9-16 bytes and the first two steps of 17-128 are one to four
+// 64x64->128-bit products of words read inside the string, which the lanes
+// build from 32x32->64-bit products; 0-8 bytes are a few multiplies of at
+// most 8 bytes. Longer strings, and XXH3 under AVX2, keep the scalar loop.
+// tests/string_hash_test.cpp checks every path against the library's
+// XXH64 / XXH3, lane by lane.
 //
 // Keyed batch calls hash a tile of keys into a buffer with these functions,
 // then run the kind's prehashed batch over the buffer (detail/facade.hpp,
@@ -191,11 +191,11 @@ inline void hash_strings_scalar(const std::byte* data, const O* offsets, std::si
 inline constexpr std::size_t lane_string_max = 31;
 
 #if BLOOMKIT_X86_KERNELS
-/// Strings staged at a time for the AVX-512 string lanes.
+/// Strings staged at a time for the string lanes.
 inline constexpr std::size_t string_tile_size = 256;
 
-/// Up to string_tile_size strings as the AVX-512 lanes read them, one array
-/// per field so that one aligned load gives eight consecutive strings'
+/// Up to string_tile_size strings as the string lanes read them, one array
+/// per field so that one aligned load gives eight (AVX2: four) consecutive strings'
 /// field: where each begins in the data buffer and its length, the 8 bytes
 /// at its start (`head`), the 8 after those (`second`), the 8 ending it
 /// (`tail`) and the 8 before those (`before_tail`, staged for XXH3 only).
@@ -686,86 +686,134 @@ BLOOMKIT_TARGET_AVX2 inline __m256i rotl64_avx2(__m256i v) noexcept {
   return _mm256_or_si256(_mm256_slli_epi64(v, R), _mm256_srli_epi64(v, 64 - R));
 }
 
-/// xxh64_short_strings for four lanes under AVX2. `live` is a lane mask
-/// (all ones or zero per lane); the same reading rules apply.
-BLOOMKIT_TARGET_AVX2 inline __m256i xxh64_short_strings_avx2(const std::byte* data, __m256i begin, __m256i len,
-                                                             __m256i live, std::uint64_t seed) noexcept {
+/// The 64-bit field of strings at .. at + 3 of a tile.
+BLOOMKIT_TARGET_AVX2 inline __m256i tile_lanes4(const std::uint64_t* field, std::size_t at) noexcept {
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(field + at));
+}
+
+/// xxh64_short_strings for G groups of four lanes under AVX2: strings
+/// at + 4g .. at + 4g + 3 of tile t into h[g]. live[g] is a lane mask (all
+/// ones or zero per lane); the same reading rules apply (a 24-31-byte
+/// string gathers its third word). G groups side by side for the same
+/// reason as xxh64_short_strings: an emulated 64-bit multiply is three.
+template <int G>
+BLOOMKIT_TARGET_AVX2 inline void xxh64_short_strings_avx2(const std::byte* data, const string_tile& t, std::size_t at,
+                                                          const __m256i* live, std::uint64_t seed, __m256i* h) noexcept {
   const avx2_prime p1 = avx2_prime_of(xxh_prime64_1), p2 = avx2_prime_of(xxh_prime64_2);
   const avx2_prime p3 = avx2_prime_of(xxh_prime64_3), p5 = avx2_prime_of(xxh_prime64_5);
   const __m256i p4 = _mm256_set1_epi64x(static_cast<long long>(xxh_prime64_4));
   const __m256i zero = _mm256_setzero_si256();
-  const auto* base = reinterpret_cast<const long long*>(data);
-  __m256i acc = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(seed + xxh_prime64_5)), len);
+  __m256i len[G], acc[G], tail[G], bytes[G];
+  for (int g = 0; g < G; ++g) {
+    len[g] = tile_lanes4(t.len, at + 4 * g);
+    acc[g] = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(seed + xxh_prime64_5)), len[g]);
+  }
   for (int r = 0; r < 3; ++r) {
-    const __m256i m = _mm256_and_si256(live, ge_avx2(len, 8 * (r + 1)));
-    if (_mm256_testz_si256(m, m)) break;
-    const __m256i at = _mm256_add_epi64(begin, _mm256_set1_epi64x(8 * r));
-    const __m256i v = _mm256_mask_i64gather_epi64(zero, base, at, m, 1);
-    const __m256i t = _mm256_xor_si256(acc, mul(rotl64_avx2<31>(mul(v, p2)), p1));
-    acc = _mm256_blendv_epi8(acc, _mm256_add_epi64(mul(rotl64_avx2<27>(t), p1), p4), m);
+    __m256i m[G];
+    bool any = false;
+    for (int g = 0; g < G; ++g) {
+      m[g] = _mm256_and_si256(live[g], ge_avx2(len[g], 8 * (r + 1)));
+      any = any || !_mm256_testz_si256(m[g], m[g]);
+    }
+    if (!any) break;
+    for (int g = 0; g < G; ++g) {
+      __m256i v;
+      if (r == 0) {
+        v = tile_lanes4(t.head, at + 4 * g);
+      } else if (r == 1) {
+        v = tile_lanes4(t.second, at + 4 * g);
+      } else {
+        const __m256i third = _mm256_add_epi64(tile_lanes4(t.begin, at + 4 * g), _mm256_set1_epi64x(16));
+        v = _mm256_mask_i64gather_epi64(zero, reinterpret_cast<const long long*>(data), third, m[g], 1);
+      }
+      const __m256i x = _mm256_xor_si256(acc[g], mul(rotl64_avx2<31>(mul(v, p2)), p1));
+      acc[g] = _mm256_blendv_epi8(acc[g], _mm256_add_epi64(mul(rotl64_avx2<27>(x), p1), p4), m[g]);
+    }
   }
-  const __m256i rem = _mm256_and_si256(len, _mm256_set1_epi64x(7));
-  const __m256i has_tail = _mm256_andnot_si256(_mm256_cmpeq_epi64(rem, zero), live);
-  if (!_mm256_testz_si256(has_tail, has_tail)) {
-    const __m256i last8 = _mm256_sub_epi64(_mm256_add_epi64(begin, len), _mm256_set1_epi64x(8));
-    __m256i tail = _mm256_mask_i64gather_epi64(zero, base, last8, has_tail, 1);
-    tail = _mm256_srlv_epi64(tail, _mm256_slli_epi64(_mm256_sub_epi64(_mm256_set1_epi64x(8), rem), 3));
-    const __m256i four = _mm256_set1_epi64x(4);
-    const __m256i m4 = _mm256_and_si256(live, _mm256_cmpeq_epi64(_mm256_and_si256(rem, four), four));
+  // The 0-7 trailing bytes, as the low bytes of `tail` (the 8 bytes ending the string, shifted down).
+  const __m256i four = _mm256_set1_epi64x(4);
+  for (int g = 0; g < G; ++g) {
+    const __m256i rem = _mm256_and_si256(len[g], _mm256_set1_epi64x(7));
+    tail[g] = _mm256_srlv_epi64(tile_lanes4(t.tail, at + 4 * g), _mm256_slli_epi64(_mm256_sub_epi64(_mm256_set1_epi64x(8), rem), 3));
+    const __m256i m4 = _mm256_and_si256(live[g], _mm256_cmpeq_epi64(_mm256_and_si256(rem, four), four));
     if (!_mm256_testz_si256(m4, m4)) {
-      const __m256i word = _mm256_and_si256(tail, _mm256_set1_epi64x(0xffffffffLL));
-      const __m256i t = _mm256_xor_si256(acc, mul(word, p1));
-      acc = _mm256_blendv_epi8(acc, _mm256_add_epi64(mul(rotl64_avx2<23>(t), p2), p3.lo), m4);
-      tail = _mm256_blendv_epi8(tail, _mm256_srli_epi64(tail, 32), m4);
+      const __m256i word = _mm256_and_si256(tail[g], _mm256_set1_epi64x(0xffffffffLL));
+      const __m256i x = _mm256_xor_si256(acc[g], mul(word, p1));
+      acc[g] = _mm256_blendv_epi8(acc[g], _mm256_add_epi64(mul(rotl64_avx2<23>(x), p2), p3.lo), m4);
+      tail[g] = _mm256_blendv_epi8(tail[g], _mm256_srli_epi64(tail[g], 32), m4);
     }
-    const __m256i bytes = _mm256_and_si256(rem, _mm256_set1_epi64x(3));
-    for (int j = 0; j < 3; ++j) {
-      const __m256i m = _mm256_and_si256(live, _mm256_cmpgt_epi64(bytes, _mm256_set1_epi64x(j)));
-      if (_mm256_testz_si256(m, m)) break;
-      const __m256i byte = _mm256_and_si256(tail, _mm256_set1_epi64x(0xff));
-      const __m256i t = _mm256_xor_si256(acc, mul(byte, p5));
-      acc = _mm256_blendv_epi8(acc, mul(rotl64_avx2<11>(t), p1), m);
-      tail = _mm256_srli_epi64(tail, 8);
+    bytes[g] = _mm256_and_si256(rem, _mm256_set1_epi64x(3));
+  }
+  for (int j = 0; j < 3; ++j) {
+    __m256i m[G];
+    bool any = false;
+    for (int g = 0; g < G; ++g) {
+      m[g] = _mm256_and_si256(live[g], _mm256_cmpgt_epi64(bytes[g], _mm256_set1_epi64x(j)));
+      any = any || !_mm256_testz_si256(m[g], m[g]);
+    }
+    if (!any) break;
+    for (int g = 0; g < G; ++g) {
+      const __m256i byte = _mm256_and_si256(tail[g], _mm256_set1_epi64x(0xff));
+      const __m256i x = _mm256_xor_si256(acc[g], mul(byte, p5));
+      acc[g] = _mm256_blendv_epi8(acc[g], mul(rotl64_avx2<11>(x), p1), m[g]);
+      tail[g] = _mm256_srli_epi64(tail[g], 8);
     }
   }
-  acc = _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 33));
-  acc = mul(acc, p2);
-  acc = _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 29));
-  acc = mul(acc, p3);
-  return _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 32));
+  for (int g = 0; g < G; ++g) {
+    __m256i a = _mm256_xor_si256(acc[g], _mm256_srli_epi64(acc[g], 33));
+    a = mul(a, p2);
+    a = _mm256_xor_si256(a, _mm256_srli_epi64(a, 29));
+    a = mul(a, p3);
+    h[g] = _mm256_xor_si256(a, _mm256_srli_epi64(a, 32));
+  }
 }
 
-/// hash_strings_scalar with XXH64, four strings per step under AVX2.
-template <string_offset O>
-BLOOMKIT_TARGET_AVX2 void xxh64_strings_avx2(const std::byte* data, const O* offsets, std::size_t n,
-                                             std::uint64_t seed, std::uint64_t* out) noexcept {
-  std::size_t i = 0;
-  const __m256i max_len = _mm256_set1_epi64x(static_cast<long long>(lane_string_max));
+/// Strings i .. i + 4G - 1 of source s (at .. at + 4G - 1 of tile t)
+/// through the AVX2 lanes, the ones they leave out through the scalar
+/// XXH64.
+template <int G, class S>
+BLOOMKIT_TARGET_AVX2 inline void xxh64_string_groups_avx2(const S& s, const string_tile& t, std::size_t at, std::size_t i,
+                                                          std::uint64_t seed, std::uint64_t* out) {
+  const __m256i max_len = _mm256_set1_epi64x(static_cast<long long>(S::xxh64_lane_max));
   const __m256i seven = _mm256_set1_epi64x(7);
-  for (; i + 4 <= n; i += 4) {
-    __m256i begin;
-    __m256i end;
-    if constexpr (sizeof(O) == 4) {
-      begin = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + i)));
-      end = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + i + 1)));
-    } else {
-      begin = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i));
-      end = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i + 1));
-    }
-    const __m256i len = _mm256_sub_epi64(end, begin);
+  __m256i live[G], h[G];
+  for (int g = 0; g < G; ++g) {
+    const __m256i len = tile_lanes4(t.len, at + 4 * g);
+    const __m256i end = _mm256_add_epi64(tile_lanes4(t.begin, at + 4 * g), len);
     const __m256i short_enough = _mm256_cmpgt_epi64(_mm256_add_epi64(max_len, _mm256_set1_epi64x(1)), len);
     const __m256i tail_readable = _mm256_or_si256(_mm256_cmpgt_epi64(end, seven),
                                                   _mm256_cmpeq_epi64(_mm256_and_si256(len, seven), _mm256_setzero_si256()));
-    const __m256i live = _mm256_and_si256(short_enough, tail_readable);
-    const __m256i h = xxh64_short_strings_avx2(data, begin, len, live, seed);
-    _mm256_maskstore_epi64(reinterpret_cast<long long*>(out + i), live, h);
-    const auto lanes = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(live)));
+    live[g] = _mm256_and_si256(short_enough, tail_readable);
+  }
+  xxh64_short_strings_avx2<G>(s.gather_base(), t, at, live, seed, h);
+  for (int g = 0; g < G; ++g) {
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(out + i + 4 * g), live[g], h[g]);
+    const auto lanes = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(live[g])));
     for (unsigned rest = ~lanes & 0xfU; rest != 0; rest &= rest - 1) {
-      const std::size_t j = i + static_cast<std::size_t>(__builtin_ctz(rest));
-      out[j] = XXH64(data + offsets[j], static_cast<std::size_t>(offsets[j + 1] - offsets[j]), seed);
+      const std::size_t j = i + 4 * g + static_cast<std::size_t>(__builtin_ctz(rest));
+      out[j] = s.hash(j, hash_spec{hash_algorithm::xxh64, seed});
     }
   }
-  for (; i < n; ++i) out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), seed);
+}
+
+/// out[i] = XXH64 of string i of source s, i < n, four strings per lane
+/// step under AVX2 (two steps side by side), from staged tiles as
+/// xxh64_strings_avx512 (the same rules for which strings go scalar).
+template <class S>
+BLOOMKIT_TARGET_AVX2 void xxh64_strings_avx2(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
+  std::size_t i = 0;
+  if (s.stageable()) {
+    string_tile t;
+    while (n - i >= 4) {
+      const std::size_t count = std::min(string_tile_size, (n - i) & ~std::size_t{3});
+      s.template stage<false>(i, count, t);
+      std::size_t at = 0;
+      for (; at + 8 <= count; at += 8) xxh64_string_groups_avx2<2>(s, t, at, i + at, seed, out);
+      for (; at < count; at += 4) xxh64_string_groups_avx2<1>(s, t, at, i + at, seed, out);
+      i += count;
+    }
+  }
+  for (; i < n; ++i) out[i] = s.hash(i, hash_spec{hash_algorithm::xxh64, seed});
 }
 #endif
 
@@ -778,7 +826,7 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
 #if BLOOMKIT_X86_KERNELS
   if (spec.algorithm == hash_algorithm::xxh64) {
     if (k == kernel::avx512) return xxh64_strings_avx512(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);
-    if (k == kernel::avx2) return xxh64_strings_avx2(data, offsets, n, spec.seed, out);
+    if (k == kernel::avx2) return xxh64_strings_avx2(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);
   }
   if (spec.algorithm == hash_algorithm::xxh3_64 && k == kernel::avx512) {
     return xxh3_strings_avx512(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);

@@ -54,7 +54,7 @@ void hash_fixed(const std::byte* data, std::size_t width, std::size_t m, hash_sp
 
 /// Hashes `m` Arrow strings/binaries (offsets[0..m] into data, checked by
 /// add_arrow_array): the library's hash_strings, in SIMD lanes where the
-/// CPU has them (XXH64 under AVX2 and AVX-512, XXH3 of 9-64-byte strings
+/// CPU has them (XXH64 under AVX2 and AVX-512, XXH3 of 0-64-byte strings
 /// under AVX-512; hash_batch.hpp).
 template <class Offset>
 void hash_varlen(const std::byte* data, const Offset* offsets, std::size_t m, hash_spec spec, std::uint64_t* out) {
