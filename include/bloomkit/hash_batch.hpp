@@ -618,10 +618,9 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(__m512i tail, __m512i l
 /// string_tile_size strings, each staged, then eight strings per step:
 /// those of 9 to S::xxh3_lane_max bytes through xxh3_mid_strings, of 0-8
 /// bytes through xxh3_short_strings (a non-empty one ending before byte 8 of
-/// the buffer excepted), the others through the scalar XXH3 (a group with
-/// none of them straight through it). A column whose strings end before
-/// byte 8 of the buffer is hashed scalar. Scratch A/B (10^6 decimal strings
-/// of 17-19 bytes, -march=x86-64-v2, best of 7): see BENCHMARKS.md,
+/// the buffer excepted), the others through the scalar XXH3. A column
+/// whose strings end before byte 8 of the buffer is hashed scalar. Scratch
+/// A/B (10^6 decimal strings of 17-19 bytes, -march=x86-64-v2, best of 7): see BENCHMARKS.md,
 /// "Seventh session: XXH3 string lanes" and "Tenth session".
 template <class S>
 BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
@@ -641,10 +640,6 @@ BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const S& s, std::size_t n, std::
                                         (_mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(8)) |
                                          _mm512_cmpeq_epi64_mask(len, _mm512_setzero_si512()));
         const unsigned live = mid | short_readable;
-        if (live == 0) {
-          for (std::size_t j = i + at; j < i + at + 8; ++j) out[j] = s.hash(j, spec);
-          continue;
-        }
         __m512i h = mid != 0 ? xxh3_mid_strings(s.gather_base(), t, at, mid, seed) : _mm512_setzero_si512();
         if (short_readable != 0) h = _mm512_mask_mov_epi64(h, short_readable, xxh3_short_strings(tile_lanes(t.tail, at), len, short_readable, seed));
         _mm512_mask_storeu_epi64(out + i + at, static_cast<__mmask8>(live), h);
@@ -788,11 +783,9 @@ BLOOMKIT_TARGET_AVX2 inline void xxh64_string_groups_avx2(const S& s, const stri
   xxh64_short_strings_avx2<G>(s.gather_base(), t, at, live, seed, h);
   for (int g = 0; g < G; ++g) {
     _mm256_maskstore_epi64(reinterpret_cast<long long*>(out + i + 4 * g), live[g], h[g]);
+    // Four lanes: the upper four of strings_left_out's eight count as hashed.
     const auto lanes = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(live[g])));
-    for (unsigned rest = ~lanes & 0xfU; rest != 0; rest &= rest - 1) {
-      const std::size_t j = i + 4 * g + static_cast<std::size_t>(__builtin_ctz(rest));
-      out[j] = s.hash(j, hash_spec{hash_algorithm::xxh64, seed});
-    }
+    if (lanes != 0xfU) strings_left_out(s, i + 4 * g, lanes | 0xf0U, hash_spec{hash_algorithm::xxh64, seed}, out);
   }
 }
 
