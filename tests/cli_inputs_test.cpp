@@ -173,6 +173,42 @@ TEST(CliOutputOverInput, EveryWritingCommandRefuses) {
   EXPECT_EQ(run_cli({"remove", "c.bkf", "1"}, {}, dir).rc, 0);
 }
 
+// `-o -` wrote a filter to a file named "-" in the current folder (exit 0):
+// a user who meant stdout never found it. Every writing command now refuses
+// "-" as its output before any work, and writes nothing anywhere.
+TEST(CliOutputOverInput, DashIsNotAnOutput) {
+  scratch_dir dir;
+  write_file(dir / "keys.txt", seq(1, 50));
+  ASSERT_EQ(run_cli({"build", "keys.txt", "-o", "a.bkf"}, {}, dir).rc, 0);
+  ASSERT_EQ(run_cli({"build", "keys.txt", "-o", "b.bkf"}, {}, dir).rc, 0);
+  ASSERT_EQ(run_cli({"build", "keys.txt", "--kind", "counting", "-o", "c.bkf"}, {}, dir).rc, 0);
+  ASSERT_EQ(run_cli({"build", "keys.txt", "--kind", "split-block", "-o", "s.bkf"}, {}, dir).rc, 0);
+  ASSERT_EQ(run_cli({"parquet", "write", "keys.txt", "--type", "int64", "-o", "t.parquet"}, {}, dir).rc, 0);
+  const std::string before_c = read_file(dir / "c.bkf");
+  const std::vector<std::vector<std::string>> cases = {
+      {"build", "keys.txt", "-o", "-"},
+      {"build", "--kind", "ribbon", "-o", "-"},  // keys from stdin too: still refused, stdin unread
+      {"build", "keys.txt", "--output=-"},
+      {"merge", "a.bkf", "b.bkf", "-o", "-"},
+      {"intersect", "a.bkf", "b.bkf", "--output", "-"},
+      {"remove", "c.bkf", "1", "-o", "-"},
+      {"parquet", "extract", "t.parquet", "value", "-o", "-"},
+      {"parquet", "encode", "s.bkf", "-o", "-"},
+      {"parquet", "write", "keys.txt", "--type", "int64", "-o", "-"},
+  };
+  for (const auto& args : cases) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const auto r = run_cli(args, seq(1, 10), dir);
+    EXPECT_EQ(r.rc, 1) << r.err;
+    EXPECT_NE(r.err.find("not to stdout"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << "nothing written to stdout either";
+    EXPECT_FALSE(std::filesystem::exists(dir / "-")) << "no file named -";
+  }
+  EXPECT_EQ(read_file(dir / "c.bkf"), before_c) << "remove changed nothing";
+}
+
 // ---- item 7: keys and values that begin with '-' ---------------------------------
 
 TEST(CliDashKeys, QueryTakesDashKeysAsData) {

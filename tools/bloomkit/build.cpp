@@ -366,7 +366,7 @@ int run_build(const build_options& o) {
   for (const auto& path : inputs) stdin_uses += path == "-" ? 1 : 0;
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
-  refuse_output_over_inputs(o.output, inputs);
+  check_output(o.output, inputs);
   opened_inputs opened(inputs);  // opens (and so checks) every input before any work
   const std::uint64_t total_bytes = opened.total_bytes;
   key_hasher hasher(format, spec);

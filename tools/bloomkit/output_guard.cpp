@@ -8,10 +8,13 @@
 
 namespace bloomkit::cli {
 
-void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
-                               std::string_view option) {
+void check_output(const std::string& output, const std::vector<std::string>& inputs, std::string_view option) {
+  if (output == "-") {
+    throw usage_error(std::string(option) + " -: a filter is saved only to a named file (written beside it, then "
+                      "renamed over it), not to stdout; name a file");
+  }
   struct stat out {};
-  if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0) return;  // a new file: nothing to lose
+  if (output.empty() || ::stat(output.c_str(), &out) != 0) return;  // a new file: nothing to lose
   for (const auto& input : inputs) {
     struct stat in {};
     const int rc = input == "-" ? ::fstat(STDIN_FILENO, &in) : ::stat(input.c_str(), &in);

@@ -214,7 +214,7 @@ int run_probe(const parquet_options& o) {
 }
 
 int run_extract(const parquet_options& o) {
-  refuse_output_over_inputs(o.output, {o.file});
+  check_output(o.output, {o.file});
   pq::reader file = open_parquet(o.file);
   const std::size_t c = file.column_index(o.column);
   auto filter = file.bloom_filter(o.row_group, c);
@@ -257,7 +257,7 @@ void write_atomically(const std::string& path, std::span<const std::byte> bytes)
 }
 
 int run_encode(const parquet_options& o) {
-  refuse_output_over_inputs(o.output, {o.file});
+  check_output(o.output, {o.file});
   const any_filter loaded = bloomkit::load(std::filesystem::path(o.file));
   const auto* sbbf = std::get_if<split_block_bloom>(&loaded);
   if (sbbf == nullptr) {
@@ -292,7 +292,7 @@ pq::write_options write_options_from(const parquet_options& o) {
 int run_write(const parquet_options& o) {
   if (!(o.fpp > 0.0 && o.fpp < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   const pq::write_options options = write_options_from(o);
-  refuse_output_over_inputs(o.output, {o.file});
+  check_output(o.output, {o.file});
   pq::column_spec column = pq::column_for_type(o.type, o.column.empty() ? "value" : o.column);
   const pq::column_descriptor desc = column.descriptor();
   std::vector<std::vector<std::byte>> values;

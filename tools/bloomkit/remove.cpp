@@ -96,7 +96,7 @@ int run_remove(const remove_options& o) {
   if (stdin_uses > 1) throw usage_error("stdin (-) can be an input only once");
 
   const std::string target = o.output.empty() ? o.file : o.output;
-  refuse_output_over_inputs(target, o.inputs, o.output.empty() ? "FILE" : "-o");
+  check_output(target, o.inputs, o.output.empty() ? "FILE" : "-o");
   any_filter loaded = load(std::filesystem::path(o.file));
   if (!std::holds_alternative<counting_bloom>(loaded) && !std::holds_alternative<cuckoo_filter>(loaded)) {
     throw error(errc::unsupported, "'" + o.file + "' holds a " + std::string(to_string(kind_of(loaded))) +

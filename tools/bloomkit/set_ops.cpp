@@ -60,7 +60,7 @@ std::string shape_words(const filter_summary& s) {
 int run_set_op(set_op op, const set_options& o) {
   const char* verb = op == set_op::merge ? "merge" : "intersect";
   if (o.inputs.size() < 2) throw usage_error(std::string(verb) + " needs at least two filter files");
-  refuse_output_over_inputs(o.output, o.inputs);
+  check_output(o.output, o.inputs);
   // The first input is read once: only a file that is not in bloomkit's
   // format is looked at again, as a Spark or Guava stream (a file replaced
   // by rename while it is read never matters: docs/RELIABILITY.md).
