@@ -152,7 +152,7 @@ struct parallel_build_access {
                             const parallel_tuning& tuning) {
     const unsigned parts = parallel_parts(threads, n, units_of(filter), tuning);
     if (parts <= 1) {
-      set_all(filter, n, [hashes](std::size_t i) { return hashes[i]; });
+      set_all(filter, n, detail::hashes_in_memory{hashes});
     } else {
       auto part = [&](unsigned p) { set_owned(filter, p, parts, hashes, n, tuning.chunk_keys); };
       run_parts(parts, part);

@@ -217,7 +217,7 @@ void shard_test_many(const typename P::block_type* blocks, std::uint64_t global_
                      std::uint32_t k, std::span<const std::uint64_t> hashes, bool* out) {
   const std::uint64_t* data = hashes.data();
   prefetch_pipeline<batch_window>(
-      hashes.size(), [data](std::size_t i) { return data[i]; },
+      hashes.size(), hashes_in_memory{data},
       [&](std::uint64_t h) { prefetch(blocks + (block_index(h, global_blocks) - first)); },
       [&](std::size_t i, std::uint64_t h) {
         out[i] = block_test<P>(blocks[block_index(h, global_blocks) - first], h, k);

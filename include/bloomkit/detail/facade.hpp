@@ -26,12 +26,12 @@
 // payload words and inserted(); there is no "return view().x()" anywhere.
 //
 // This header is private: it includes only the standard library,
-// detail/bits.hpp (prefetch) and error.hpp. Keys are hashed by the
-// unqualified, ADL-found `hash_key(k, spec)` of hash.hpp (found through the
-// bloomkit::hash_spec argument). The constraints name D through a defaulted
-// parameter (DD = D) so they are checked when a member is called, with D
-// complete (clang checks a non-dependent constraint when the class is
-// instantiated).
+// detail/bits.hpp (prefetch), detail/simd_batch.hpp (hashes_in_memory) and
+// error.hpp. Keys are hashed by the unqualified, ADL-found `hash_key(k,
+// spec)` of hash.hpp (found through the bloomkit::hash_spec argument). The
+// constraints name D through a defaulted parameter (DD = D) so they are
+// checked when a member is called, with D complete (clang checks a
+// non-dependent constraint when the class is instantiated).
 #pragma once
 
 #include <algorithm>
@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit::detail {
@@ -140,7 +141,7 @@ class query_facade {
     require(hashes.size() == out.size(), errc::invalid_argument,
             [] { return std::string(D::kind_name) + ": may_contain_many needs as many outputs as hashes"; });
     const std::uint64_t* data = hashes.data();
-    self().test_pipelined(hashes.size(), [data](std::size_t i) { return data[i]; }, out.data());
+    self().test_pipelined(hashes.size(), hashes_in_memory{data}, out.data());
   }
 
   /// out[i] = may_contain(keys[i]): the keys' hashes go through the same
@@ -216,7 +217,7 @@ class insert_facade {
   /// where the kind has a pipeline).
   void insert_many(std::span<const std::uint64_t> hashes) {
     const std::uint64_t* data = hashes.data();
-    self().insert_pipelined(hashes.size(), [data](std::size_t i) { return data[i]; });
+    self().insert_pipelined(hashes.size(), hashes_in_memory{data});
   }
 
   /// Adds every key (hashed with this filter's hash_spec, tile by tile
@@ -254,7 +255,7 @@ class insert_facade {
     requires has_concurrent_insert<DD>
   void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
     const std::uint64_t* data = hashes.data();
-    self().insert_pipelined_concurrent(hashes.size(), [data](std::size_t i) { return data[i]; });
+    self().insert_pipelined_concurrent(hashes.size(), hashes_in_memory{data});
   }
 
   /// Test-and-add of `k` (hashed with this filter's hash_spec): true when
