@@ -135,14 +135,20 @@ TEST(CliOutputOverInput, BuildRefusesItsOwnInput) {
   EXPECT_EQ(read_file(dir / "keys.txt"), keys);
 }
 
-TEST(CliOutputOverInput, EveryWritingCommandRefuses) {
-  scratch_dir dir;
+/// The inputs of every writing command: keys.txt (1..50), a.bkf and b.bkf
+/// (blocked), c.bkf (counting), s.bkf (split-block) and t.parquet.
+void make_writing_inputs(const scratch_dir& dir) {
   write_file(dir / "keys.txt", seq(1, 50));
   ASSERT_EQ(run_cli({"build", "keys.txt", "-o", "a.bkf"}, {}, dir).rc, 0);
   ASSERT_EQ(run_cli({"build", "keys.txt", "-o", "b.bkf"}, {}, dir).rc, 0);
   ASSERT_EQ(run_cli({"build", "keys.txt", "--kind", "counting", "-o", "c.bkf"}, {}, dir).rc, 0);
   ASSERT_EQ(run_cli({"build", "keys.txt", "--kind", "split-block", "-o", "s.bkf"}, {}, dir).rc, 0);
   ASSERT_EQ(run_cli({"parquet", "write", "keys.txt", "--type", "int64", "-o", "t.parquet"}, {}, dir).rc, 0);
+}
+
+TEST(CliOutputOverInput, EveryWritingCommandRefuses) {
+  scratch_dir dir;
+  ASSERT_NO_FATAL_FAILURE(make_writing_inputs(dir));
   std::filesystem::create_symlink("a.bkf", dir / "a-link.bkf");
   std::filesystem::create_symlink("keys.txt", dir / "keys-link.txt");
   const std::vector<std::vector<std::string>> cases = {
@@ -178,12 +184,7 @@ TEST(CliOutputOverInput, EveryWritingCommandRefuses) {
 // "-" as its output before any work, and writes nothing anywhere.
 TEST(CliOutputOverInput, DashIsNotAnOutput) {
   scratch_dir dir;
-  write_file(dir / "keys.txt", seq(1, 50));
-  ASSERT_EQ(run_cli({"build", "keys.txt", "-o", "a.bkf"}, {}, dir).rc, 0);
-  ASSERT_EQ(run_cli({"build", "keys.txt", "-o", "b.bkf"}, {}, dir).rc, 0);
-  ASSERT_EQ(run_cli({"build", "keys.txt", "--kind", "counting", "-o", "c.bkf"}, {}, dir).rc, 0);
-  ASSERT_EQ(run_cli({"build", "keys.txt", "--kind", "split-block", "-o", "s.bkf"}, {}, dir).rc, 0);
-  ASSERT_EQ(run_cli({"parquet", "write", "keys.txt", "--type", "int64", "-o", "t.parquet"}, {}, dir).rc, 0);
+  ASSERT_NO_FATAL_FAILURE(make_writing_inputs(dir));
   const std::string before_c = read_file(dir / "c.bkf");
   const std::vector<std::vector<std::string>> cases = {
       {"build", "keys.txt", "-o", "-"},

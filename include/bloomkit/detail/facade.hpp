@@ -106,9 +106,9 @@ void prefetch_keys(const K* keys, std::size_t count) noexcept {
 /// about 0.4 us, faster than the hardware prefetcher, which lost the stream
 /// while f's random probes ran, brings them back from DRAM; so each tile began
 /// with its keys' misses. Prefetched while f runs, they wait in L1: keyed
-/// batches over 10^6 keys went from insert_many + 1.0-1.3 ns to + 0.4-0.6 ns
-/// a key (split_block_bloom, AVX-512 Zen 4; BENCHMARKS.md, "Eleventh
-/// session").
+/// lookups over 10^6 keys went from may_contain_many + 1.2-2.0 ns to about
+/// + 0.6 ns a key (split_block_bloom, AVX-512 Zen 4; BENCHMARKS.md,
+/// "Eleventh session").
 template <class K, class Spec, class F>
 void for_each_hashed_tile(const K* keys, std::size_t n, const Spec& spec, F&& f) {
   std::uint64_t hashes[keyed_batch_tile];
