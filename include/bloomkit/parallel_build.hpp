@@ -224,7 +224,7 @@ struct parallel_build_access {
         out[m] = h;
         m += block_index(h, count) - lo < width ? 1 : 0;  // unsigned, so also false below lo
       }
-      block_set_many<P>(blocks, count, k, m, [out](std::size_t i) { return out[i]; });
+      block_set_many<P>(blocks, count, k, m, detail::hashes_in_memory{out});
     }
   }
 

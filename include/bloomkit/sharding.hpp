@@ -329,7 +329,7 @@ class block_shard {
     const std::uint64_t first = layout_.first_block(index_);
     const std::uint32_t k = whole_.k;
     detail::prefetch_pipeline<detail::batch_window>(
-        hashes.size(), [&](std::size_t i) { return hashes[i]; },
+        hashes.size(), detail::hashes_in_memory{hashes.data()},
         [&](std::uint64_t h) { detail::prefetch_for_write(blocks + (detail::block_index(h, global) - first)); },
         [&](std::size_t, std::uint64_t h) { detail::block_set<P>(blocks[detail::block_index(h, global) - first], h, k); });
     inserted_ += hashes.size();
