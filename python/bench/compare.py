@@ -12,7 +12,8 @@ same Python list of str keys for every library (pyprobables takes only str/bytes
 lookups use n other keys. The pure-Python libraries (pybloom-live, pyprobables) run once, and
 in full only up to --slow-max keys (default 10^6): at 10^7 each of their operations takes minutes.
 Past it, --slow-sample S times them on S keys of a filter sized for n: add and present lookups
-only (run_sampled says why no absent lookups).
+only (run_sampled says why no absent lookups). The row "loop floor: empty frozenset" times the
+same lookup loop over `k in frozenset()`: the interpreter's own share of every per-key figure.
 """
 
 from __future__ import annotations
@@ -90,7 +91,19 @@ def per_key_libraries(slow_max: int, n: int, slow_sample: int = 0) -> dict[str, 
         except ImportError:
             print("compare.py: pyprobables is not installed", file=sys.stderr)
     libs["set"] = {"make": lambda n: set(), "bits": None}
+    # The loop's own cost: `k in frozenset()` reads the str's cached hash and no table, so a
+    # library's per-key `in` figure minus this row is what its call adds to the interpreter's loop.
+    libs["loop floor: empty frozenset"] = {"make": lambda n: frozenset(), "bits": None, "floor": True}
     return libs
+
+
+def count_in(f: Any, keys: list) -> int:
+    """Keys of `keys` that `in f` finds: the per-key lookup loop every library is timed with."""
+    found = 0
+    for k in keys:
+        if k in f:
+            found += 1
+    return found
 
 
 def run_per_key(name: str, lib: dict[str, Any], keys: dict[str, Any], n: int, repeats: int) -> list[dict[str, Any]]:
@@ -100,6 +113,9 @@ def run_per_key(name: str, lib: dict[str, Any], keys: dict[str, Any], n: int, re
     method = lib.get("contains")
     if lib.get("sample"):
         return run_sampled(name, lib, present, n, lib["sample"])
+    if lib.get("floor"):
+        empty = lib["make"](n)
+        return [{"lib": name, "op": "in (per key, absent)", "ns": ns_per_key(lambda: count_in(empty, absent), n, reps)}]
 
     def fill(f):
         add = f.add
@@ -120,11 +136,7 @@ def run_per_key(name: str, lib: dict[str, Any], keys: dict[str, Any], n: int, re
             return found
     else:
         def hits(keys):
-            found = 0
-            for k in keys:
-                if k in f:
-                    found += 1
-            return found
+            return count_in(f, keys)
 
     rows.append({"lib": name, "op": "in (per key, present)", "ns": ns_per_key(lambda: hits(present), n, reps)})
     rows.append({"lib": name, "op": "in (per key, absent)", "ns": ns_per_key(lambda: hits(absent), n, reps)})
