@@ -134,8 +134,12 @@ def main() -> int:
                         help="the bloomkit build whose rows are scored (default: the release flags)")
     args = parser.parse_args()
     for path in args.files:
-        with open(path, encoding="utf-8") as f:
-            sections = parse(f.read())
+        try:
+            with open(path, encoding="utf-8") as f:
+                sections = parse(f.read())
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            print(f"peer_scoreboard: cannot read {path}: {e}", file=sys.stderr)
+            return 1
         if not sections:
             print(f"peer_scoreboard: no tables in {path}", file=sys.stderr)
             return 1

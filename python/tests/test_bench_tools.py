@@ -91,3 +91,15 @@ def test_static_rows_compare_keyed_single_and_prehashed_batches_with_the_peer():
     table = tool.static_table(heading, rows, "bloomkit[v2+dispatch]")
     assert "| binary_fuse8 (3-wise) | 9.04 | 60.0 | 12.00 / 10.00 | 6.00 / 4.00 | xor_singleheader binary_fuse8 | 9.04 | "\
            "50.0 | 6.00 / 5.00 | **2.00** / **2.00** | 1.00 / 0.80 |" in table
+
+
+def test_unreadable_or_malformed_input_is_an_error_not_a_table(tmp_path):
+    import subprocess
+
+    tool = ROOT / "bench" / "peer_scoreboard.py"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("== dynamic filters, n = 1 ==\nsbbf   bloomkit x   single   10.5   1.0   a   b   c\n")
+    for path in (bad, tmp_path / "missing.txt", ROOT / "README.md"):
+        run = subprocess.run([sys.executable, str(tool), str(path)], capture_output=True, text=True)
+        assert run.returncode == 1, (path, run.stdout)
+        assert run.stdout == "" and "peer_scoreboard:" in run.stderr
