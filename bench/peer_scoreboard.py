@@ -55,24 +55,16 @@ def parse(text: str) -> list[tuple[str, list[Row]]]:
             rows = []
             sections.append((line.strip("= ").strip(), rows))
             continue
-        if line.startswith(("#", "timed")):
-            rows = None  # a new workload's progress lines, or the end of the run
-            continue
-        if rows is None or not line.strip() or line.startswith(("family", "filter ", "ratios", "bloomkit filter")):
-            if line.startswith("ratios"):
-                rows = None
+        if line.startswith(("#", "timed", "ratios")):
+            rows = None  # a new workload's progress lines, the ratio block, or the end of the run
             continue
         tokens = line.split()
+        if rows is None or len(tokens) < 8 or line.startswith(("family", "filter ")):
+            continue  # outside a table, or its column header
         if sections[-1][0].startswith("dynamic"):
-            if len(tokens) < 8:
-                continue
-            name = " ".join(tokens[1:-6])
-            rows.append(Row(name, tokens[-6], float(tokens[-5]), [number(t) for t in tokens[-3:]]))
+            rows.append(Row(" ".join(tokens[1:-6]), tokens[-6], float(tokens[-5]), [number(t) for t in tokens[-3:]]))
         else:
-            if len(tokens) < 8:
-                continue
-            name = " ".join(tokens[:-7])
-            rows.append(Row(name, "static", float(tokens[-7]), [number(t) for t in tokens[-5:]]))
+            rows.append(Row(" ".join(tokens[:-7]), "static", float(tokens[-7]), [number(t) for t in tokens[-5:]]))
     return sections
 
 

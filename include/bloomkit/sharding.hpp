@@ -215,9 +215,8 @@ inline void require_routed_to(const shard_layout& layout, std::uint32_t s, std::
 template <block_policy P>
 void shard_test_many(const typename P::block_type* blocks, std::uint64_t global_blocks, std::uint64_t first,
                      std::uint32_t k, std::span<const std::uint64_t> hashes, bool* out) {
-  const std::uint64_t* data = hashes.data();
   prefetch_pipeline<batch_window>(
-      hashes.size(), hashes_in_memory{data},
+      hashes.size(), hashes_in_memory{hashes.data()},
       [&](std::uint64_t h) { prefetch(blocks + (block_index(h, global_blocks) - first)); },
       [&](std::size_t i, std::uint64_t h) {
         out[i] = block_test<P>(blocks[block_index(h, global_blocks) - first], h, k);

@@ -140,8 +140,7 @@ class query_facade {
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     require(hashes.size() == out.size(), errc::invalid_argument,
             [] { return std::string(D::kind_name) + ": may_contain_many needs as many outputs as hashes"; });
-    const std::uint64_t* data = hashes.data();
-    self().test_pipelined(hashes.size(), hashes_in_memory{data}, out.data());
+    self().test_pipelined(hashes.size(), hashes_in_memory{hashes.data()}, out.data());
   }
 
   /// out[i] = may_contain(keys[i]): the keys' hashes go through the same
@@ -216,8 +215,7 @@ class insert_facade {
   /// Adds every hash, in order; identical to insert_hash on each (pipelined
   /// where the kind has a pipeline).
   void insert_many(std::span<const std::uint64_t> hashes) {
-    const std::uint64_t* data = hashes.data();
-    self().insert_pipelined(hashes.size(), hashes_in_memory{data});
+    self().insert_pipelined(hashes.size(), hashes_in_memory{hashes.data()});
   }
 
   /// Adds every key (hashed with this filter's hash_spec, tile by tile
@@ -254,8 +252,7 @@ class insert_facade {
   template <class DD = D>
     requires has_concurrent_insert<DD>
   void insert_many_concurrent(std::span<const std::uint64_t> hashes) noexcept {
-    const std::uint64_t* data = hashes.data();
-    self().insert_pipelined_concurrent(hashes.size(), hashes_in_memory{data});
+    self().insert_pipelined_concurrent(hashes.size(), hashes_in_memory{hashes.data()});
   }
 
   /// Test-and-add of `k` (hashed with this filter's hash_spec): true when
