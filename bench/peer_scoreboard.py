@@ -22,6 +22,7 @@ Ribbon (both widths, with their bits per key).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 
@@ -143,4 +144,11 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except OSError as e:  # stdout is a full disk or a pipe whose reader has gone
+        print(f"peer_scoreboard: cannot write the tables: {e.strerror}", file=sys.stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        code = 1
+    sys.exit(code)

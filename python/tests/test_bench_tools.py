@@ -103,3 +103,14 @@ def test_unreadable_or_malformed_input_is_an_error_not_a_table(tmp_path):
         run = subprocess.run([sys.executable, str(tool), str(path)], capture_output=True, text=True)
         assert run.returncode == 1, (path, run.stdout)
         assert run.stdout == "" and "peer_scoreboard:" in run.stderr
+
+
+def test_a_full_stdout_is_a_one_line_error():
+    import subprocess
+
+    tool = ROOT / "bench" / "peer_scoreboard.py"
+    results = ROOT / "bench" / "results" / "peer_s13_1e8.txt"
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, str(tool), str(results)], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert run.returncode == 1
+    assert run.stderr.strip() == "peer_scoreboard: cannot write the tables: No space left on device"
