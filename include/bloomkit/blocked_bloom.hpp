@@ -68,8 +68,8 @@ struct cache_line_policy {
   static constexpr std::uint32_t max_k = 16;
   static constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
   static constexpr hash_spec default_hash{hash_algorithm::xxh3_64, 0};
-  /// set_avx2 / set_avx512 switch on k to steps unrolled for it: batched
-  /// inserts run a loop per k (block_filter.hpp, block_set_loop).
+  /// set_avx512 switches on k to steps unrolled for it: batched inserts
+  /// run a loop per k (block_filter.hpp, block_set_loop).
   static constexpr bool set_unrolled_by_k = true;
 
   // The portable kernels (every CPU without AVX2, every non-x86 target, and
@@ -185,68 +185,22 @@ struct cache_line_policy {
   // Testing needs no mask: lane i fetches the block word holding bit index_i
   // with a permute (the block is the permute's table) and checks that one
   // bit, so a test is the same dozen instructions for every k, with no loop
-  // and no branch. AVX2 permutes within 8 lanes, so each half of the indices
-  // picks from both halves of the block and blends on index >= 256.
+  // and no branch on the block. AVX2 permutes within 8 lanes, so each half of
+  // the indices picks from both halves of the block and blends on
+  // index >= 256; for k <= 8 (1 % and above) the upper half is skipped, a
+  // branch on k that predicts (k is fixed per filter).
   //
-  // Setting builds the key's 512-bit mask in registers: for each index i,
-  // lane j gets 1 << (index_i - 32 j); vpsllvd yields 0 for any count outside
-  // [0, 31] (negative counts are huge unsigned ones), so only the lane holding
-  // bit index_i receives it. A broadcast (permute), subtract, shift and OR
-  // per bit, then ONE read-modify-write of the block. Writing the k bits with
-  // k scalar ORs instead is 15 % faster while the filter is in L1 (bench/micro
-  // BM_blocked_set), but at 10^8 keys each of those k stores waits for the
-  // block's cache miss in the store buffer, which then fills and stalls the
-  // pipeline: bench/compare measured 77 ns per single insert that way against
-  // 39 for split_block_bloom, whose set is one store.
-  //
-  // The per-bit steps are unrolled for each k (one switch on k per call,
-  // which predicts: k is fixed per filter): the permute then takes a
-  // constant lane instead of a counter carried from step to step. Batched
-  // inserts at 10^6 keys (in L2) took 7.5 ns a key against 10.0 with the
-  // loop (AVX-512, a scratch loop over insert_many's pipeline, best of 7).
-  template <std::uint32_t K>
-  BLOOMKIT_TARGET_AVX2 static void mask_avx2(__m256i index_lo, __m256i index_hi, __m256i& lo, __m256i& hi) noexcept {
-    const __m256i lane_lo = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
-    const __m256i lane_hi = _mm256_add_epi32(lane_lo, _mm256_set1_epi32(256));
-    const __m256i one = _mm256_set1_epi32(1);
-    lo = _mm256_setzero_si256();
-    hi = _mm256_setzero_si256();
-#pragma GCC unroll 16
-    for (std::uint32_t i = 0; i < K; ++i) {  // lane j gets 1 << (index_i - 32 j) if that is in [0, 32)
-      const __m256i bit =
-          _mm256_permutevar8x32_epi32(i < 8 ? index_lo : index_hi, _mm256_set1_epi32(static_cast<int>(i % 8)));
-      lo = _mm256_or_si256(lo, _mm256_sllv_epi32(one, _mm256_sub_epi32(bit, lane_lo)));
-      hi = _mm256_or_si256(hi, _mm256_sllv_epi32(one, _mm256_sub_epi32(bit, lane_hi)));
-    }
-  }
+  // Setting under AVX2 is the portable set: k scalar ORs straight into the
+  // block's words. AVX2 can only build the 512-bit mask in registers with a
+  // broadcast, two subtracts, two variable shifts and two ORs per bit (the
+  // AVX-512 kernel below needs half of that), and on an AVX2-only CPU (Zen 2,
+  // EPYC 7002) that lost to the k ORs everywhere: batched inserts (k = 7,
+  // scratch loop over the same prefetch pipeline, best of 3) took 16.2 ns
+  // against 5.7 at 1.2 MiB of blocks, 16.3 against 13.0 at 12 MiB and 20.6
+  // against 20.1 at 124 MiB; single inserts without prefetch at 124 MiB 67
+  // against 63-66 (BENCHMARKS.md, "Fourteenth session").
   BLOOMKIT_TARGET_AVX2 static void set_avx2(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
-    const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
-    const __m256i salts_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data()));
-    const __m256i salts_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data() + 8));
-    const __m256i index_lo = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_lo), 23);
-    const __m256i index_hi = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_hi), 23);
-    __m256i lo, hi;
-    switch (k) {
-      case 1: mask_avx2<1>(index_lo, index_hi, lo, hi); break;
-      case 2: mask_avx2<2>(index_lo, index_hi, lo, hi); break;
-      case 3: mask_avx2<3>(index_lo, index_hi, lo, hi); break;
-      case 4: mask_avx2<4>(index_lo, index_hi, lo, hi); break;
-      case 5: mask_avx2<5>(index_lo, index_hi, lo, hi); break;
-      case 6: mask_avx2<6>(index_lo, index_hi, lo, hi); break;
-      case 7: mask_avx2<7>(index_lo, index_hi, lo, hi); break;
-      case 8: mask_avx2<8>(index_lo, index_hi, lo, hi); break;
-      case 9: mask_avx2<9>(index_lo, index_hi, lo, hi); break;
-      case 10: mask_avx2<10>(index_lo, index_hi, lo, hi); break;
-      case 11: mask_avx2<11>(index_lo, index_hi, lo, hi); break;
-      case 12: mask_avx2<12>(index_lo, index_hi, lo, hi); break;
-      case 13: mask_avx2<13>(index_lo, index_hi, lo, hi); break;
-      case 14: mask_avx2<14>(index_lo, index_hi, lo, hi); break;
-      case 15: mask_avx2<15>(index_lo, index_hi, lo, hi); break;
-      default: mask_avx2<16>(index_lo, index_hi, lo, hi); break;  // k <= 16 (validate_params)
-    }
-    auto* p = reinterpret_cast<__m256i*>(block.words);
-    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_loadu_si256(p), lo));
-    _mm256_storeu_si256(p + 1, _mm256_or_si256(_mm256_loadu_si256(p + 1), hi));
+    set(block, h, k);
   }
   /// Bit i of the result: bit index[i] of the block (halves lo, hi) is clear.
   BLOOMKIT_TARGET_AVX2 static std::uint32_t missing_lanes_avx2(__m256i block_lo, __m256i block_hi,
@@ -264,13 +218,14 @@ struct cache_line_policy {
     const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
     const __m256i salts_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data()));
     const __m256i salts_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data() + 8));
-    const __m256i index_lo = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_lo), 23);
-    const __m256i index_hi = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_hi), 23);
     const auto* p = reinterpret_cast<const __m256i*>(block.words);
     const __m256i block_lo = _mm256_loadu_si256(p), block_hi = _mm256_loadu_si256(p + 1);
-    const std::uint32_t lanes_lo = missing_lanes_avx2(block_lo, block_hi, index_lo);
-    const std::uint32_t lanes_hi = missing_lanes_avx2(block_lo, block_hi, index_hi);
+    const std::uint32_t lanes_lo =
+        missing_lanes_avx2(block_lo, block_hi, _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_lo), 23));
     const std::uint32_t used = (std::uint32_t{1} << k) - 1;  // k <= 16
+    if (k <= 8) return (lanes_lo & used) == 0;
+    const std::uint32_t lanes_hi =
+        missing_lanes_avx2(block_lo, block_hi, _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_hi), 23));
     return ((lanes_lo | (lanes_hi << 8)) & used) == 0;
   }
 
@@ -290,7 +245,21 @@ struct cache_line_policy {
     }
     return mask;
   }
-  // Set as set_avx2, the whole block in one zmm.
+  // Set: the key's 512-bit mask built in one zmm, then ONE read-modify-write
+  // of the block. For each index i, lane j gets 1 << (index_i - 32 j):
+  // vpsllvd yields 0 for any count outside [0, 31] (negative counts are huge
+  // unsigned ones), so only the lane holding bit index_i receives it. Writing
+  // the k bits with k scalar ORs instead is 15 % faster while the filter is
+  // in L1 (bench/micro BM_blocked_set), but at 10^8 keys each of those
+  // k stores waits for the block's cache miss in the store buffer, which then
+  // fills and stalls the pipeline: bench/compare measured 77 ns per single
+  // insert that way against 39 for split_block_bloom, whose set is one store.
+  //
+  // The per-bit steps are unrolled for each k (one switch on k per call,
+  // which predicts: k is fixed per filter): the permute then takes a
+  // constant lane instead of a counter carried from step to step. Batched
+  // inserts at 10^6 keys (in L2) took 7.5 ns a key against 10.0 with the
+  // loop (AVX-512, a scratch loop over insert_many's pipeline, best of 7).
   BLOOMKIT_TARGET_AVX512 static void set_avx512(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
     constexpr __mmask16 all = 0xffff;
     const __m512i x = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
