@@ -27,6 +27,8 @@
 //                   1 XXH3, per kernel (scalar: the reference in the same run)
 //   BM_hash_key_strings/kernel/A  the same strings as separate std::string
 //                   keys (batch_hash_into's string path)
+//   BM_hash_u64/kernel/A  hashing 2^16 random 8-byte keys (in L1), A as above
+//                   (batch_hash_into's fixed-width path)
 // (the kernel is chosen with set_kernel; the calls take the active one)
 // Run: bloomkit_micro [--benchmark_filter=REGEX]
 #include <benchmark/benchmark.h>
@@ -320,6 +322,18 @@ void BM_hash_key_strings(benchmark::State& state, kernel k) {
   bloomkit::reset_kernel();
 }
 
+void BM_hash_u64(benchmark::State& state, kernel k) {
+  if (!select(state, k)) return;
+  const auto keys = random_hashes(std::size_t{1} << 16, 9);
+  std::vector<std::uint64_t> out(keys.size());
+  for (auto _ : state) {
+    bloomkit::batch_hash_into(keys.data(), keys.size(), spec_of_arg(state), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["per_key"] = benchmark::Counter(static_cast<double>(keys.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  bloomkit::reset_kernel();
+}
+
 }  // namespace
 
 // BENCHMARK_CAPTURE pastes the function name into an identifier, so each
@@ -370,5 +384,8 @@ BENCHMARK_CAPTURE(BM_hash_column, avx2, kernel::avx2)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(BM_hash_column, avx512, kernel::avx512)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(BM_hash_key_strings, scalar, kernel::scalar)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(BM_hash_key_strings, avx512, kernel::avx512)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_hash_u64, scalar, kernel::scalar)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_hash_u64, avx2, kernel::avx2)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_hash_u64, avx512, kernel::avx512)->Arg(0)->Arg(1);
 
 BENCHMARK_MAIN();

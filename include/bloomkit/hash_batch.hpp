@@ -5,10 +5,11 @@
 // eight keys map onto the eight 64-bit lanes of a zmm register: vpmullq
 // (AVX-512 DQ) for the multiplies, vprolq for the rotates. The AVX-512
 // kernel of detail/simd.hpp requires DQ, so the choice is the active kernel:
-// avx512 runs the lane version, every other kernel the scalar loop (AVX2 has
-// no 64-bit multiply; emulating it with three 32-bit ones loses to scalar
-// imul). Both give the scalar hash bit for bit (tests/hash_test.cpp runs
-// every kernel against the library's XXH64 / XXH3_64bits_withSeed).
+// avx512 runs the lane version; avx2 runs half of the keys in lanes, half
+// scalar (AVX2 has no 64-bit multiply; see hash_keys_avx2); everything else
+// the scalar loop. All give the scalar hash bit for bit
+// (tests/hash_paths_test.cpp runs every kernel against the library's XXH64 /
+// XXH3_64bits_withSeed).
 //
 // hash_strings hashes many variable-length keys laid out as Arrow lays out a
 // string or binary column: one data buffer and n + 1 offsets into it. One
@@ -148,15 +149,81 @@ inline void hash_keys_avx512(const K* keys, std::size_t n, hash_spec spec, std::
     hash_keys_lanes<false>(keys, n, spec.seed, out);
   }
 }
+
+// AVX2 has no 64-bit multiply: a product by a constant is three 32x32->64
+// vpmuludq, two shifts and two adds, so four keys in lanes alone are about
+// as fast as the scalar loop (XXH64 of one key is five multiplies, XXH3's
+// two plus rotates). But lanes and scalar chains use different units, so
+// each step hashes four keys in lanes beside four scalar ones. On a Zen 2
+// (EPYC 7002, no AVX-512), bench/micro BM_hash_u64 (2^16 keys in L1,
+// medians of 5): XXH64 2.48 ns a key scalar, 1.63 mixed; XXH3 2.00 and
+// 1.09 (BENCHMARKS.md, "Fourteenth session").
+
+/// a * c mod 2^64 per 64-bit lane, from 32-bit products.
+BLOOMKIT_TARGET_AVX2 inline __m256i mul64_lanes(__m256i a, std::uint64_t c) noexcept {
+  const __m256i c_lo = _mm256_set1_epi64x(static_cast<long long>(c & 0xffffffffU));
+  const __m256i c_hi = _mm256_set1_epi64x(static_cast<long long>(c >> 32));
+  const __m256i cross =
+      _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), c_lo), _mm256_mul_epu32(a, c_hi));
+  return _mm256_add_epi64(_mm256_mul_epu32(a, c_lo), _mm256_slli_epi64(cross, 32));
+}
+
+/// a rotated left by R per 64-bit lane.
+template <int R>
+BLOOMKIT_TARGET_AVX2 inline __m256i rotl64_lanes(__m256i a) noexcept {
+  return _mm256_or_si256(_mm256_slli_epi64(a, R), _mm256_srli_epi64(a, 64 - R));
+}
+
+/// XXH64 of four 8-byte values (fixed_hash.hpp's xxh64_of_u64 per lane).
+BLOOMKIT_TARGET_AVX2 inline __m256i xxh64_lanes_avx2(__m256i v, std::uint64_t seed) noexcept {
+  __m256i acc = _mm256_set1_epi64x(static_cast<long long>(seed + xxh_prime64_5 + 8));
+  acc = _mm256_xor_si256(acc, mul64_lanes(rotl64_lanes<31>(mul64_lanes(v, xxh_prime64_2)), xxh_prime64_1));
+  acc = _mm256_add_epi64(mul64_lanes(rotl64_lanes<27>(acc), xxh_prime64_1),
+                         _mm256_set1_epi64x(static_cast<long long>(xxh_prime64_4)));
+  acc = mul64_lanes(_mm256_xor_si256(acc, _mm256_srli_epi64(acc, 33)), xxh_prime64_2);
+  acc = mul64_lanes(_mm256_xor_si256(acc, _mm256_srli_epi64(acc, 29)), xxh_prime64_3);
+  return _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 32));
+}
+
+/// XXH3-64 of four 8-byte values (fixed_hash.hpp's xxh3_of_u64 per lane).
+BLOOMKIT_TARGET_AVX2 inline __m256i xxh3_lanes_avx2(__m256i v, std::uint64_t seed) noexcept {
+  const __m256i flip = _mm256_set1_epi64x(static_cast<long long>(xxh3_secret_8_24 - xxh3_short_seed(seed)));
+  __m256i h = _mm256_xor_si256(rotl64_lanes<32>(v), flip);
+  h = _mm256_xor_si256(h, _mm256_xor_si256(rotl64_lanes<49>(h), rotl64_lanes<24>(h)));
+  h = mul64_lanes(h, xxh3_prime_mx2);
+  h = _mm256_xor_si256(h, _mm256_add_epi64(_mm256_srli_epi64(h, 35), _mm256_set1_epi64x(8)));
+  h = mul64_lanes(h, xxh3_prime_mx2);
+  return _mm256_xor_si256(h, _mm256_srli_epi64(h, 28));
+}
+
+/// out[i] = hash_key(keys[i]) with XXH64 (Xxh64) or XXH3 for i < n: per
+/// step of eight keys, four in lanes and four scalar; the last n % 8 keys
+/// scalar.
+template <bool Xxh64, batch_hashable_key K>
+BLOOMKIT_TARGET_AVX2 void hash_keys_avx2(const K* keys, std::size_t n, std::uint64_t seed,
+                                         std::uint64_t* out) noexcept {
+  const auto one = [seed](std::uint64_t v) { return Xxh64 ? xxh64_of_u64(v, seed) : xxh3_of_u64(v, seed); };
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), Xxh64 ? xxh64_lanes_avx2(v, seed) : xxh3_lanes_avx2(v, seed));
+    for (std::size_t j = i + 4; j < i + 8; ++j) out[j] = one(key_value_at(keys, j));
+  }
+  for (; i < n; ++i) out[i] = one(key_value_at(keys, i));
+}
 #endif
 
 /// out[i] = hash_key(keys[i], spec) for i < n under kernel `k` (the lane
-/// version for kernel::avx512, which this CPU must support). spec must be a
-/// known algorithm (the filters validate theirs).
+/// versions for kernel::avx512 and kernel::avx2, which this CPU must
+/// support). spec must be a known algorithm (the filters validate theirs).
 template <batch_hashable_key K>
 inline void hash_keys(kernel k, const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
 #if BLOOMKIT_X86_KERNELS
   if (k == kernel::avx512) return hash_keys_avx512(keys, n, spec, out);
+  if (k == kernel::avx2) {
+    if (spec.algorithm == hash_algorithm::xxh64) return hash_keys_avx2<true>(keys, n, spec.seed, out);
+    return hash_keys_avx2<false>(keys, n, spec.seed, out);
+  }
 #endif
   (void)k;
   hash_keys_scalar(keys, n, spec, out);
