@@ -159,40 +159,52 @@ inline void hash_keys_avx512(const K* keys, std::size_t n, hash_spec spec, std::
 // medians of 5): XXH64 2.48 ns a key scalar, 1.63 mixed; XXH3 2.00 and
 // 1.09 (BENCHMARKS.md, "Fourteenth session").
 
-/// a * c mod 2^64 per 64-bit lane, from 32-bit products.
-BLOOMKIT_TARGET_AVX2 inline __m256i mul64_lanes(__m256i a, std::uint64_t c) noexcept {
-  const __m256i c_lo = _mm256_set1_epi64x(static_cast<long long>(c & 0xffffffffU));
-  const __m256i c_hi = _mm256_set1_epi64x(static_cast<long long>(c >> 32));
-  const __m256i cross =
-      _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), c_lo), _mm256_mul_epu32(a, c_hi));
-  return _mm256_add_epi64(_mm256_mul_epu32(a, c_lo), _mm256_slli_epi64(cross, 32));
+/// 64-bit lane multiply for AVX2 (which has only 32x32->64): the low 64
+/// bits of a * b from three vpmuludq; b_hi is b >> 32, hoisted by callers
+/// whose b is a constant.
+BLOOMKIT_TARGET_AVX2 inline __m256i mullo64_avx2(__m256i a, __m256i b, __m256i b_hi) noexcept {
+  const __m256i low = _mm256_mul_epu32(a, b);
+  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b), _mm256_mul_epu32(a, b_hi));
+  return _mm256_add_epi64(low, _mm256_slli_epi64(cross, 32));
 }
 
-/// a rotated left by R per 64-bit lane.
+/// A 64-bit constant as mullo64_avx2 takes it: itself and its high half.
+struct avx2_prime {
+  __m256i lo, hi;
+};
+
+BLOOMKIT_TARGET_AVX2 inline avx2_prime avx2_prime_of(std::uint64_t p) noexcept {
+  return avx2_prime{_mm256_set1_epi64x(static_cast<long long>(p)), _mm256_set1_epi64x(static_cast<long long>(p >> 32))};
+}
+
+BLOOMKIT_TARGET_AVX2 inline __m256i mul(__m256i a, const avx2_prime& p) noexcept { return mullo64_avx2(a, p.lo, p.hi); }
+
+/// v rotated left by R per 64-bit lane.
 template <int R>
-BLOOMKIT_TARGET_AVX2 inline __m256i rotl64_lanes(__m256i a) noexcept {
-  return _mm256_or_si256(_mm256_slli_epi64(a, R), _mm256_srli_epi64(a, 64 - R));
+BLOOMKIT_TARGET_AVX2 inline __m256i rotl64_avx2(__m256i v) noexcept {
+  return _mm256_or_si256(_mm256_slli_epi64(v, R), _mm256_srli_epi64(v, 64 - R));
 }
 
 /// XXH64 of four 8-byte values (fixed_hash.hpp's xxh64_of_u64 per lane).
 BLOOMKIT_TARGET_AVX2 inline __m256i xxh64_lanes_avx2(__m256i v, std::uint64_t seed) noexcept {
+  const avx2_prime p1 = avx2_prime_of(xxh_prime64_1), p2 = avx2_prime_of(xxh_prime64_2);
   __m256i acc = _mm256_set1_epi64x(static_cast<long long>(seed + xxh_prime64_5 + 8));
-  acc = _mm256_xor_si256(acc, mul64_lanes(rotl64_lanes<31>(mul64_lanes(v, xxh_prime64_2)), xxh_prime64_1));
-  acc = _mm256_add_epi64(mul64_lanes(rotl64_lanes<27>(acc), xxh_prime64_1),
-                         _mm256_set1_epi64x(static_cast<long long>(xxh_prime64_4)));
-  acc = mul64_lanes(_mm256_xor_si256(acc, _mm256_srli_epi64(acc, 33)), xxh_prime64_2);
-  acc = mul64_lanes(_mm256_xor_si256(acc, _mm256_srli_epi64(acc, 29)), xxh_prime64_3);
+  acc = _mm256_xor_si256(acc, mul(rotl64_avx2<31>(mul(v, p2)), p1));
+  acc = _mm256_add_epi64(mul(rotl64_avx2<27>(acc), p1), _mm256_set1_epi64x(static_cast<long long>(xxh_prime64_4)));
+  acc = mul(_mm256_xor_si256(acc, _mm256_srli_epi64(acc, 33)), p2);
+  acc = mul(_mm256_xor_si256(acc, _mm256_srli_epi64(acc, 29)), avx2_prime_of(xxh_prime64_3));
   return _mm256_xor_si256(acc, _mm256_srli_epi64(acc, 32));
 }
 
 /// XXH3-64 of four 8-byte values (fixed_hash.hpp's xxh3_of_u64 per lane).
 BLOOMKIT_TARGET_AVX2 inline __m256i xxh3_lanes_avx2(__m256i v, std::uint64_t seed) noexcept {
+  const avx2_prime mx2 = avx2_prime_of(xxh3_prime_mx2);
   const __m256i flip = _mm256_set1_epi64x(static_cast<long long>(xxh3_secret_8_24 - xxh3_short_seed(seed)));
-  __m256i h = _mm256_xor_si256(rotl64_lanes<32>(v), flip);
-  h = _mm256_xor_si256(h, _mm256_xor_si256(rotl64_lanes<49>(h), rotl64_lanes<24>(h)));
-  h = mul64_lanes(h, xxh3_prime_mx2);
+  __m256i h = _mm256_xor_si256(rotl64_avx2<32>(v), flip);
+  h = _mm256_xor_si256(h, _mm256_xor_si256(rotl64_avx2<49>(h), rotl64_avx2<24>(h)));
+  h = mul(h, mx2);
   h = _mm256_xor_si256(h, _mm256_add_epi64(_mm256_srli_epi64(h, 35), _mm256_set1_epi64x(8)));
-  h = mul64_lanes(h, xxh3_prime_mx2);
+  h = mul(h, mx2);
   return _mm256_xor_si256(h, _mm256_srli_epi64(h, 28));
 }
 
@@ -718,34 +730,9 @@ BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const S& s, std::size_t n, std::
   for (; i < n; ++i) out[i] = s.hash(i, spec);
 }
 
-/// 64-bit lane multiply for AVX2 (which has only 32x32->64): the low 64
-/// bits of a * b from three vpmuludq; b_hi is b >> 32, hoisted by callers
-/// whose b is a constant.
-BLOOMKIT_TARGET_AVX2 inline __m256i mullo64_avx2(__m256i a, __m256i b, __m256i b_hi) noexcept {
-  const __m256i low = _mm256_mul_epu32(a, b);
-  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b), _mm256_mul_epu32(a, b_hi));
-  return _mm256_add_epi64(low, _mm256_slli_epi64(cross, 32));
-}
-
-/// A 64-bit constant as mullo64_avx2 takes it: itself and its high half.
-struct avx2_prime {
-  __m256i lo, hi;
-};
-
-BLOOMKIT_TARGET_AVX2 inline avx2_prime avx2_prime_of(std::uint64_t p) noexcept {
-  return avx2_prime{_mm256_set1_epi64x(static_cast<long long>(p)), _mm256_set1_epi64x(static_cast<long long>(p >> 32))};
-}
-
-BLOOMKIT_TARGET_AVX2 inline __m256i mul(__m256i a, const avx2_prime& p) noexcept { return mullo64_avx2(a, p.lo, p.hi); }
-
 /// Lanes where a >= b; lengths and offsets are below 2^63, so signed compares serve.
 BLOOMKIT_TARGET_AVX2 inline __m256i ge_avx2(__m256i a, long long b) noexcept {
   return _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(b - 1));
-}
-
-template <int R>
-BLOOMKIT_TARGET_AVX2 inline __m256i rotl64_avx2(__m256i v) noexcept {
-  return _mm256_or_si256(_mm256_slli_epi64(v, R), _mm256_srli_epi64(v, 64 - R));
 }
 
 /// The 64-bit field of strings at .. at + 3 of a tile.
