@@ -193,12 +193,14 @@ struct cache_line_policy {
   // Setting under AVX2 is the portable set: k scalar ORs straight into the
   // block's words. AVX2 can only build the 512-bit mask in registers with a
   // broadcast, two subtracts, two variable shifts and two ORs per bit (the
-  // AVX-512 kernel below needs half of that), and on an AVX2-only CPU (Zen 2,
-  // EPYC 7002) that lost to the k ORs everywhere: batched inserts (k = 7,
-  // scratch loop over the same prefetch pipeline, best of 3) took 16.2 ns
-  // against 5.7 at 1.2 MiB of blocks, 16.3 against 13.0 at 12 MiB and 20.6
-  // against 20.1 at 124 MiB; single inserts without prefetch at 124 MiB 67
-  // against 63-66 (BENCHMARKS.md, "Fourteenth session").
+  // AVX-512 kernel below needs about half of that), and on an AVX2-only CPU
+  // (Zen 2, EPYC 7002) that lost to the k ORs everywhere: batched inserts
+  // (k = 7, a scratch loop over the same prefetch pipeline, three runs) took
+  // 15.9-16.2 ns against 5.6-5.8 at 1.2 MiB of blocks, 16.2-16.5 against
+  // 12.7-13.1 at 12 MiB and 20.6-21.3 against 19.7-20.1 at 124 MiB; without
+  // prefetch (as single inserts) at 124 MiB 67.4-67.7 against 62.8-66.1
+  // (BENCHMARKS.md, "Fourteenth session"). With k fixed per batch
+  // (set_unrolled_by_k) the compiler unrolls the ORs.
   BLOOMKIT_TARGET_AVX2 static void set_avx2(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
     set(block, h, k);
   }
