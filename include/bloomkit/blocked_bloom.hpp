@@ -218,16 +218,15 @@ struct cache_line_policy {
   }
   BLOOMKIT_TARGET_AVX2 static bool test_avx2(const block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
     const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
-    const __m256i salts_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data()));
-    const __m256i salts_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocked_salts.data() + 8));
+    const auto* salts = reinterpret_cast<const __m256i*>(blocked_salts.data());
     const auto* p = reinterpret_cast<const __m256i*>(block.words);
     const __m256i block_lo = _mm256_loadu_si256(p), block_hi = _mm256_loadu_si256(p + 1);
-    const std::uint32_t lanes_lo =
-        missing_lanes_avx2(block_lo, block_hi, _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_lo), 23));
     const std::uint32_t used = (std::uint32_t{1} << k) - 1;  // k <= 16
-    if (k <= 8) return (lanes_lo & used) == 0;
+    const std::uint32_t lanes_lo =
+        missing_lanes_avx2(block_lo, block_hi, _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_loadu_si256(salts)), 23));
+    if (k <= 8) return (lanes_lo & used) == 0;  // salts 8..15 unused
     const std::uint32_t lanes_hi =
-        missing_lanes_avx2(block_lo, block_hi, _mm256_srli_epi32(_mm256_mullo_epi32(x, salts_hi), 23));
+        missing_lanes_avx2(block_lo, block_hi, _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_loadu_si256(salts + 1)), 23));
     return ((lanes_lo | (lanes_hi << 8)) & used) == 0;
   }
 

@@ -6,7 +6,7 @@
 // (AVX-512 DQ) for the multiplies, vprolq for the rotates. The AVX-512
 // kernel of detail/simd.hpp requires DQ, so the choice is the active kernel:
 // avx512 runs the lane version; avx2 runs half of the keys in lanes, half
-// scalar (AVX2 has no 64-bit multiply; see hash_keys_avx2); everything else
+// scalar (AVX2 has no 64-bit multiply; see hash_keys_mixed_avx2); everything else
 // the scalar loop. All give the scalar hash bit for bit
 // (tests/hash_paths_test.cpp runs every kernel against the library's XXH64 /
 // XXH3_64bits_withSeed).
@@ -212,8 +212,8 @@ BLOOMKIT_TARGET_AVX2 inline __m256i xxh3_lanes_avx2(__m256i v, std::uint64_t see
 /// step of eight keys, four in lanes and four scalar; the last n % 8 keys
 /// scalar.
 template <bool Xxh64, batch_hashable_key K>
-BLOOMKIT_TARGET_AVX2 void hash_keys_avx2(const K* keys, std::size_t n, std::uint64_t seed,
-                                         std::uint64_t* out) noexcept {
+BLOOMKIT_TARGET_AVX2 void hash_keys_mixed_avx2(const K* keys, std::size_t n, std::uint64_t seed,
+                                               std::uint64_t* out) noexcept {
   const auto one = [seed](std::uint64_t v) { return Xxh64 ? xxh64_of_u64(v, seed) : xxh3_of_u64(v, seed); };
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -222,6 +222,16 @@ BLOOMKIT_TARGET_AVX2 void hash_keys_avx2(const K* keys, std::size_t n, std::uint
     for (std::size_t j = i + 4; j < i + 8; ++j) out[j] = one(key_value_at(keys, j));
   }
   for (; i < n; ++i) out[i] = one(key_value_at(keys, i));
+}
+
+/// hash_keys_mixed_avx2 for spec's algorithm.
+template <batch_hashable_key K>
+inline void hash_keys_avx2(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
+  if (spec.algorithm == hash_algorithm::xxh64) {
+    hash_keys_mixed_avx2<true>(keys, n, spec.seed, out);
+  } else {
+    hash_keys_mixed_avx2<false>(keys, n, spec.seed, out);
+  }
 }
 #endif
 
@@ -232,10 +242,7 @@ template <batch_hashable_key K>
 inline void hash_keys(kernel k, const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
 #if BLOOMKIT_X86_KERNELS
   if (k == kernel::avx512) return hash_keys_avx512(keys, n, spec, out);
-  if (k == kernel::avx2) {
-    if (spec.algorithm == hash_algorithm::xxh64) return hash_keys_avx2<true>(keys, n, spec.seed, out);
-    return hash_keys_avx2<false>(keys, n, spec.seed, out);
-  }
+  if (k == kernel::avx2) return hash_keys_avx2(keys, n, spec, out);
 #endif
   (void)k;
   hash_keys_scalar(keys, n, spec, out);
