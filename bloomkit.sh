@@ -9,6 +9,8 @@
 #   ./bloomkit.sh bench [ARGS]    build and run bench/compare (ARGS passed through)
 #   ./bloomkit.sh serve [--port N]  build the playground and serve it on 127.0.0.1
 #   ./bloomkit.sh install [PREFIX]  build the CLI and install it (default ~/.local/bin)
+#   ./bloomkit.sh test-gpu [ARGS]  on a machine with nvcc and an NVIDIA GPU: build the
+#                                 CUDA component (cuda/), run its tests and gpu_bench
 #
 # Every command installs what it needs first; when nothing is missing that
 # step is silent. Set BLOOMKIT_JOBS to limit build parallelism,
@@ -371,10 +373,38 @@ cmd_serve() {
   exec "$ROOT/web/serve.sh" "$@"
 }
 
+# ---- the optional CUDA component (cuda/CMakeLists.txt) -----------------------------
+# Never part of `test`: CI machines have no GPU. Needs nvcc (PATH, CUDACXX or
+# /usr/local/cuda), a GPU, xxhash.h and GoogleTest (system or /usr/src/googletest;
+# installed from Debian here when apt can). Optional environment:
+# BLOOMKIT_CUDA_ARCH (default native), BLOOMKIT_CUCO_INCLUDE (cuCollections'
+# include folder: gpu_bench then measures cuco::bloom_filter beside bloomkit),
+# BLOOMKIT_GPU_TEST_GIB (the largest test filter, default 17). ARGS go to gpu_bench.
+cmd_test_gpu() {
+  local nvcc="${CUDACXX:-}"
+  [ -n "$nvcc" ] || nvcc="$(command -v nvcc || true)"
+  [ -n "$nvcc" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
+  [ -n "$nvcc" ] || die "test-gpu needs nvcc (the CUDA toolkit) and an NVIDIA GPU; none found"
+  if { [ ! -f /usr/include/xxhash.h ] || [ ! -d /usr/src/googletest ]; } && command -v apt-get >/dev/null 2>&1; then
+    apt_install libxxhash-dev libgtest-dev || say "could not install libxxhash-dev/libgtest-dev; trying without"
+  fi
+  local cuco=()
+  [ -n "${BLOOMKIT_CUCO_INCLUDE:-}" ] && cuco=(-DBLOOMKIT_CUCO_INCLUDE="$BLOOMKIT_CUCO_INCLUDE")
+  say "configuring build/cuda with $nvcc"
+  cmake -S cuda -B build/cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
+    -DCMAKE_CUDA_ARCHITECTURES="${BLOOMKIT_CUDA_ARCH:-native}" "${cuco[@]}" >/dev/null
+  cmake --build build/cuda -j "$JOBS"
+  say "GPU tests (build/cuda/split_block_gpu_test)"
+  build/cuda/split_block_gpu_test
+  say "gpu_bench"
+  build/cuda/gpu_bench "$@"
+}
+
 case "${1:-}" in
   demo) shift; cmd_demo "$@" ;;
   install) shift; cmd_install "$@" ;;
   test) shift; cmd_test "$@" ;;
+  test-gpu) shift; cmd_test_gpu "$@" ;;
   setup) shift; setup_core; setup_fuzz; setup_web; setup_interop ;;
   build) shift; setup_core; build_preset "${1:-release}" ;;
   bench) shift; cmd_bench "$@" ;;
