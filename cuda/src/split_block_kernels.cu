@@ -1,11 +1,17 @@
 // The bulk kernels of bloomkit/cuda/launch.cuh.
 //
 // Each thread takes kPerThread inputs spaced blockDim.x apart, so every load
-// of keys is coalesced across the warp, and issues all of its keys' filter
-// accesses before it uses any result: several independent 32-byte accesses
-// in flight per thread. add() is four 64-bit atomic ORs per key (the result
-// unused, so the compiler emits fire-and-forget reductions); contains() is
-// two 16-byte read-only loads per key.
+// of keys is coalesced across the warp, and hashes them.
+//   add: a key is four 64-bit atomic ORs (fire-and-forget reductions, the
+//   result unused), spread over four lanes: in round r lanes 4q..4q+3 OR
+//   the four words of the warp's key 8r + q, so one warp instruction covers
+//   eight whole 32-byte blocks and the memory system merges each block's
+//   four ORs into one request (cuco::bloom_filter spreads its eight 32-bit
+//   ORs over eight lanes for the same reason). Hashes move between lanes by
+//   shuffles; lanes whose key is past n do nothing.
+//   contains: each thread reads its own keys' blocks, two 16-byte read-only
+//   loads each, all of them before it uses any result (several independent
+//   accesses in flight per thread).
 #include "bloomkit/cuda/launch.cuh"
 
 namespace bloomkit::cuda {
@@ -27,6 +33,8 @@ static_assert(xxh3_of_u64(kBytes0to7, kSeed) == 0xb82d9ef5fd6b3172ULL);
 // The last block of the largest filter (2^32 blocks) is reachable and the
 // product does not overflow.
 static_assert(block_of(~std::uint64_t{0}, std::uint64_t{1} << 32) == (std::uint64_t{1} << 32) - 1);
+static_assert(kThreads % 32 == 0, "add_kernel's shuffles need whole warps");
+static_assert(salt(0) == 0x47b6137bU && salt(3) == 0xa2b7289dU && salt(4) == 0x705495c7U && salt(7) == 0x5c6bfb31U);
 
 enum class input { keys, hashes };
 
@@ -50,9 +58,27 @@ __global__ void __launch_bounds__(kThreads) add_kernel(unsigned long long* words
     const std::uint64_t at = base + i * kThreads;
     h[i] = at < n ? hash_of<In>(__ldg(in + at), algorithm, seed) : 0;
   }
+  // This lane ORs 64-bit word `word` (32-bit words 2 word and 2 word + 1).
+  const unsigned lane = threadIdx.x & 31U;
+  const int word = static_cast<int>(lane & 3U);
+  const std::uint32_t salt_lo = salt(2 * word);
+  const std::uint32_t salt_hi = salt(2 * word + 1);
+  const std::uint64_t warp_base = base - lane;  // the key index of lane 0 in set 0
+  // Every lane reaches every shuffle: the block has whole warps (kThreads
+  // is a multiple of 32) and no lane leaves early.
 #pragma unroll
   for (unsigned i = 0; i < kPerThread; ++i) {
-    if (base + i * kThreads < n) add(words, blocks, h[i]);
+#pragma unroll
+    for (unsigned r = 0; r < 4; ++r) {
+      const unsigned source = 8 * r + (lane >> 2);
+      const std::uint64_t hk = __shfl_sync(0xFFFFFFFFU, h[i], source);
+      if (warp_base + i * kThreads + source < n) {
+        const auto x = static_cast<std::uint32_t>(hk);
+        const std::uint64_t mask = static_cast<std::uint64_t>(std::uint32_t{1} << ((x * salt_lo) >> 27)) |
+                                   (static_cast<std::uint64_t>(std::uint32_t{1} << ((x * salt_hi) >> 27)) << 32);
+        atomicOr(words + block_of(hk, blocks) * 4 + word, static_cast<unsigned long long>(mask));
+      }
+    }
   }
 }
 

@@ -89,11 +89,11 @@ BLOOMKIT_CUDA_HD constexpr std::uint64_t block_of(std::uint64_t h, std::uint64_t
   return ((h >> 32) * blocks) >> 32;
 }
 
-/// Parquet's eight salts (BloomFilter.md).
+/// Parquet's eight salts (BloomFilter.md), 0 <= w < 8. A chain of selects,
+/// not an array, so that a run-time w stays in registers on the device.
 BLOOMKIT_CUDA_HD constexpr std::uint32_t salt(int w) noexcept {
-  constexpr std::uint32_t salts[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
-                                      0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
-  return salts[w];
+  return w < 4 ? (w < 2 ? (w == 0 ? 0x47b6137bU : 0x44974d91U) : (w == 2 ? 0x8824ad5bU : 0xa2b7289dU))
+               : (w < 6 ? (w == 4 ? 0x705495c7U : 0x2df1424bU) : (w == 6 ? 0x9efc4947U : 0x5c6bfb31U));
 }
 
 /// The one-bit mask of 32-bit word w (0 <= w < 8) for hash h.
@@ -111,7 +111,9 @@ BLOOMKIT_CUDA_HD constexpr std::uint64_t word64_mask(std::uint64_t h, int j) noe
 /// Adds hash h to the filter at `words` (4 * blocks 64-bit words, 8-byte
 /// aligned) with four relaxed atomic ORs (one per 64-bit word of the block):
 /// safe beside other add() and contains() calls on the same filter; the
-/// bits that end up set do not depend on the order of the adds.
+/// bits that end up set do not depend on the order of the adds. (The bulk
+/// kernels spread one key's four ORs over four lanes instead, so that a
+/// warp's ORs on one block coalesce: cuda/src/split_block_kernels.cu.)
 BLOOMKIT_CUDA_D inline void add(unsigned long long* words, std::uint64_t blocks, std::uint64_t h) noexcept {
   unsigned long long* block = words + block_of(h, blocks) * 4;
 #pragma unroll
