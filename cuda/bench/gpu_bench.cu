@@ -3,7 +3,7 @@
 // the same layout (when built with BLOOMKIT_BENCH_CUCO), and two trivial
 // kernels with the same memory access pattern that bound both.
 //
-//   gpu_bench [--sizes 1e6,1e7,1e8,1e9] [--reps 7] [--bits-per-key 10.53]
+//   gpu_bench [--sizes 1e6,1e7,1e8,1e9] [--reps 7] [--bits-per-key 10.53] [--variants 1]
 //
 // Each row: n random keys (splitmix64 of 0..n-1, on the device), a filter of
 // ceil(n * bits_per_key / 256) blocks (10.53 bits/key is what
@@ -104,6 +104,57 @@ __global__ void __launch_bounds__(256) bw_rmw(ulonglong2* blocks2, std::uint64_t
   }
 }
 
+// The add kernel's access pattern with no hashing: per key four 64-bit
+// atomic ORs on one 32-byte block, spread over four lanes (the bulk add's
+// layout), block and bits taken from the key itself.
+__global__ void __launch_bounds__(256) bw_red(unsigned long long* words, std::uint64_t blocks,
+                                              const std::uint64_t* keys, std::uint64_t n) {
+  const std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * 1024 + threadIdx.x;
+  const unsigned lane = threadIdx.x & 31U;
+  std::uint64_t k[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) k[i] = base + i * 256 < n ? keys[base + i * 256] : 0;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+#pragma unroll
+    for (unsigned r = 0; r < 4; ++r) {
+      const unsigned source = 8 * r + (lane >> 2);
+      const std::uint64_t kk = __shfl_sync(0xFFFFFFFFU, k[i], source);
+      if (base - lane + i * 256 + source < n)
+        atomicOr(words + bloomkit::cuda::block_of(kk, blocks) * 4 + (lane & 3U), kk & 0x0101010101010101ULL);
+    }
+  }
+}
+
+// contains with K keys per thread, through the read-only path (NC) or plain
+// loads: the layouts tried for the bulk contains kernel (--variants).
+template <int K, bool NC>
+__global__ void __launch_bounds__(256) contains_variant(const unsigned long long* words, std::uint64_t blocks,
+                                                        const std::uint64_t* keys, std::uint64_t n, bool* out) {
+  const std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * (256 * K) + threadIdx.x;
+  std::uint64_t h[K];
+#pragma unroll
+  for (int i = 0; i < K; ++i) h[i] = base + i * 256 < n ? bloomkit::cuda::xxh64_of_u64(keys[base + i * 256], 0) : 0;
+  bool r[K];
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const auto* b = reinterpret_cast<const ulonglong2*>(words + bloomkit::cuda::block_of(h[i], blocks) * 4);
+    ulonglong2 x, y;
+    if constexpr (NC) {
+      x = __ldg(b);
+      y = __ldg(b + 1);
+    } else {
+      x = b[0];
+      y = b[1];
+    }
+    r[i] = ((bloomkit::cuda::word64_mask(h[i], 0) & ~x.x) | (bloomkit::cuda::word64_mask(h[i], 1) & ~x.y) |
+            (bloomkit::cuda::word64_mask(h[i], 2) & ~y.x) | (bloomkit::cuda::word64_mask(h[i], 3) & ~y.y)) == 0;
+  }
+#pragma unroll
+  for (int i = 0; i < K; ++i)
+    if (base + i * 256 < n) out[base + i * 256] = r[i];
+}
+
 // One 32-byte read and a 1-byte write per key.
 __global__ void __launch_bounds__(256) bw_read(const ulonglong2* blocks2, std::uint64_t blocks,
                                                const std::uint64_t* keys, std::uint64_t n, bool* out) {
@@ -197,12 +248,14 @@ int main(int argc, char** argv) {
   std::vector<std::uint64_t> sizes = {1000000, 10000000, 100000000, 1000000000};
   int reps = 7;
   double bits_per_key = 10.53;
+  bool variants = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--sizes") == 0) sizes = parse_sizes(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--variants") == 0) variants = std::atoi(argv[i + 1]) != 0;
     else if (std::strcmp(argv[i], "--reps") == 0) reps = std::max(1, std::atoi(argv[i + 1]));
     else if (std::strcmp(argv[i], "--bits-per-key") == 0) bits_per_key = std::strtod(argv[i + 1], nullptr);
     else {
-      std::fprintf(stderr, "usage: gpu_bench [--sizes 1e6,1e7] [--reps 7] [--bits-per-key 10.53]\n");
+      std::fprintf(stderr, "usage: gpu_bench [--sizes 1e6,1e7] [--reps 7] [--bits-per-key 10.53] [--variants 1]\n");
       return 2;
     }
   }
@@ -218,8 +271,8 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaStreamCreate(&stream));
   timer t(stream);
 
-  std::printf("\n| keys | filter MiB | bloomkit add | add, thread/key | cuco add | bw RMW bound | bloomkit contains | cuco contains | bw read bound | same bits |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--:|\n");
+  std::printf("\n| keys | filter MiB | bloomkit add | add, thread/key | cuco add | bw RED bound | bw RMW bound | bloomkit contains | cuco contains | bw read bound | same bits |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--:|\n");
   for (const std::uint64_t n : sizes) {
     const std::uint64_t blocks =
         std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(n) * bits_per_key / 256.0 + 0.999));
@@ -260,6 +313,9 @@ int main(int argc, char** argv) {
     const double rmw = t.median_ms(
         reps, [&] { CUDA_OK(cudaMemsetAsync(scratch, 0, blocks * 32, stream)); },
         [&] { bw_rmw<<<grid, 256, 0, stream>>>(reinterpret_cast<ulonglong2*>(scratch), blocks, keys, n); });
+    const double red = t.median_ms(
+        reps, [&] { CUDA_OK(cudaMemsetAsync(scratch, 0, blocks * 32, stream)); },
+        [&] { bw_red<<<grid, 256, 0, stream>>>(reinterpret_cast<unsigned long long*>(scratch), blocks, keys, n); });
     const double rd = t.median_ms(reps, [] {}, [&] {
       bw_read<<<grid, 256, 0, stream>>>(reinterpret_cast<const ulonglong2*>(scratch), blocks, keys, n, out);
     });
@@ -280,10 +336,23 @@ int main(int argc, char** argv) {
     }
 #endif
     auto rate = [&](double ms) { return ms > 0 ? gk / (ms / 1e3) : 0.0; };
-    std::printf("| %.0e | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s |%s\n", static_cast<double>(n),
-                static_cast<double>(blocks * 32) / (1 << 20), rate(bk_add), rate(bk_add1), rate(cuco_add), rate(rmw),
+    std::printf("| %.0e | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s |%s\n", static_cast<double>(n),
+                static_cast<double>(blocks * 32) / (1 << 20), rate(bk_add), rate(bk_add1), rate(cuco_add), rate(red), rate(rmw),
                 rate(bk_contains), rate(cuco_contains), rate(rd), same,
                 all_found ? "" : " FALSE NEGATIVES");
+    if (variants) {
+      const auto* w = reinterpret_cast<const unsigned long long*>(words);
+      auto g = [&](int k) { return static_cast<unsigned>((n + 256 * k - 1) / (256 * k)); };
+      const double v1 = t.median_ms(reps, [] {}, [&] { contains_variant<1, true><<<g(1), 256, 0, stream>>>(w, blocks, keys, n, out); });
+      const double v2 = t.median_ms(reps, [] {}, [&] { contains_variant<2, true><<<g(2), 256, 0, stream>>>(w, blocks, keys, n, out); });
+      const double v4 = t.median_ms(reps, [] {}, [&] { contains_variant<4, true><<<g(4), 256, 0, stream>>>(w, blocks, keys, n, out); });
+      const double v8 = t.median_ms(reps, [] {}, [&] { contains_variant<8, true><<<g(8), 256, 0, stream>>>(w, blocks, keys, n, out); });
+      const double p1 = t.median_ms(reps, [] {}, [&] { contains_variant<1, false><<<g(1), 256, 0, stream>>>(w, blocks, keys, n, out); });
+      const double p4 = t.median_ms(reps, [] {}, [&] { contains_variant<4, false><<<g(4), 256, 0, stream>>>(w, blocks, keys, n, out); });
+      const double p8 = t.median_ms(reps, [] {}, [&] { contains_variant<8, false><<<g(8), 256, 0, stream>>>(w, blocks, keys, n, out); });
+      std::printf("  contains variants (keys/thread, load): 1 nc %.1f | 2 nc %.1f | 4 nc %.1f | 8 nc %.1f | 1 plain %.1f | 4 plain %.1f | 8 plain %.1f\n",
+                  rate(v1), rate(v2), rate(v4), rate(v8), rate(p1), rate(p4), rate(p8));
+    }
     std::fflush(stdout);
     CUDA_OK(cudaFree(keys));
     CUDA_OK(cudaFree(out));
