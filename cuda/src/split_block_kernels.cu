@@ -1,17 +1,18 @@
 // The bulk kernels of bloomkit/cuda/launch.cuh.
 //
-// Each thread takes kPerThread inputs spaced blockDim.x apart, so every load
-// of keys is coalesced across the warp, and hashes them.
-//   add: a key is four 64-bit atomic ORs (fire-and-forget reductions, the
+//   add: each thread loads kPerThread keys spaced blockDim.x apart (every
+//   load coalesced across the warp) and hashes them. A key is four 64-bit atomic ORs (fire-and-forget reductions, the
 //   result unused), spread over four lanes: in round r lanes 4q..4q+3 OR
 //   the four words of the warp's key 8r + q, so one warp instruction covers
 //   eight whole 32-byte blocks and the memory system merges each block's
 //   four ORs into one request (cuco::bloom_filter spreads its eight 32-bit
 //   ORs over eight lanes for the same reason). Hashes move between lanes by
 //   shuffles; lanes whose key is past n do nothing.
-//   contains: each thread reads its own keys' blocks, two 16-byte read-only
-//   loads each, all of them before it uses any result (several independent
-//   accesses in flight per thread).
+//   contains: one key per thread, two 16-byte read-only loads of its block.
+//   On an H200 this beat 2, 4 and 8 keys per thread and plain loads at every
+//   size from 10^6 to 10^9 keys (gpu_bench --variants 1;
+//   cuda/bench/results/h200_run3_variants.txt), and reached the bound of a
+//   kernel that only reads the same blocks (bw read bound).
 #include "bloomkit/cuda/launch.cuh"
 
 namespace bloomkit::cuda {
@@ -19,7 +20,7 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 constexpr unsigned kPerThread = 4;
-constexpr std::uint64_t kPerBlock = std::uint64_t{kThreads} * kPerThread;
+constexpr std::uint64_t kPerBlock = std::uint64_t{kThreads} * kPerThread;  // keys per add block
 
 // The hashes against libxxhash 0.8.1's answers for the 8 bytes 0x00..0x07
 // (little-endian value 0x0706050403020100), seeds 0 and 0x9E3779B97F4A7C15;
@@ -86,21 +87,8 @@ template <input In>
 __global__ void __launch_bounds__(kThreads) contains_kernel(const unsigned long long* words, std::uint64_t blocks,
                                                             const std::uint64_t* in, std::uint64_t n,
                                                             key_hash algorithm, std::uint64_t seed, bool* out) {
-  const std::uint64_t base = blockIdx.x * kPerBlock + threadIdx.x;
-  std::uint64_t h[kPerThread];
-#pragma unroll
-  for (unsigned i = 0; i < kPerThread; ++i) {
-    const std::uint64_t at = base + i * kThreads;
-    h[i] = at < n ? hash_of<In>(__ldg(in + at), algorithm, seed) : 0;
-  }
-  bool found[kPerThread];
-#pragma unroll
-  for (unsigned i = 0; i < kPerThread; ++i) found[i] = contains(words, blocks, h[i]);
-#pragma unroll
-  for (unsigned i = 0; i < kPerThread; ++i) {
-    const std::uint64_t at = base + i * kThreads;
-    if (at < n) out[at] = found[i];
-  }
+  const std::uint64_t at = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (at < n) out[at] = contains(words, blocks, hash_of<In>(__ldg(in + at), algorithm, seed));
 }
 
 __global__ void __launch_bounds__(kThreads) hash_kernel(const std::uint64_t* keys, std::uint64_t n,
@@ -110,7 +98,9 @@ __global__ void __launch_bounds__(kThreads) hash_kernel(const std::uint64_t* key
 }
 
 // Grid size for n inputs at `per_block` each; n >= 1. The grid's x limit is
-// 2^31 - 1 blocks, so inputs up to about 2^41 fit one launch.
+// 2^31 - 1 blocks, so one launch takes up to about 2^39 keys (contains, 256
+// per block) or 2^41 (add, 1024 per block); past that, launches refuse with
+// cudaErrorInvalidValue.
 std::uint64_t grid_for(std::uint64_t n, std::uint64_t per_block) { return (n + per_block - 1) / per_block; }
 
 cudaError_t check_args(std::uint64_t blocks, std::uint64_t n, std::uint64_t per_block) {
@@ -133,9 +123,9 @@ template <input In>
 cudaError_t launch_contains(const std::uint32_t* words, std::uint64_t blocks, const std::uint64_t* in,
                             std::uint64_t n, key_hash algorithm, std::uint64_t seed, bool* out,
                             cudaStream_t stream) {
-  if (const cudaError_t e = check_args(blocks, n, kPerBlock); e != cudaSuccess) return e;
+  if (const cudaError_t e = check_args(blocks, n, kThreads); e != cudaSuccess) return e;
   if (n == 0) return cudaSuccess;
-  contains_kernel<In><<<static_cast<unsigned>(grid_for(n, kPerBlock)), kThreads, 0, stream>>>(
+  contains_kernel<In><<<static_cast<unsigned>(grid_for(n, kThreads)), kThreads, 0, stream>>>(
       reinterpret_cast<const unsigned long long*>(words), blocks, in, n, algorithm, seed, out);
   return cudaGetLastError();
 }
