@@ -130,13 +130,19 @@ class device_split_block_bloom {
     inserted_ = 0;
   }
 
+  /// The parameters (blocks, k = 8, design point, hash_spec), as the host filter's.
   [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
+  /// Number of 32-byte blocks.
   [[nodiscard]] std::uint64_t num_blocks() const noexcept { return params_.blocks; }
+  /// Size of the device bitset in bytes (32 per block).
   [[nodiscard]] std::uint64_t bytes() const noexcept { return params_.blocks * 32; }
   /// Keys added (host count; concurrent adds from other code are not seen).
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// The device bitset: 8 * num_blocks() 32-bit words in Parquet's layout.
+  /// The device bitset: 8 * num_blocks() 32-bit words in Parquet's layout
+  /// (for the functions of launch.cuh and split_block.cuh). Writes through it
+  /// are not counted in inserted().
   [[nodiscard]] std::uint32_t* data() noexcept { return words_; }
+  /// Read-only access to the device bitset.
   [[nodiscard]] const std::uint32_t* data() const noexcept { return words_; }
 
  private:
