@@ -84,7 +84,7 @@ int run_set_op(set_op op, const set_options& o) {
         [&](auto& a) {
           using F = std::decay_t<decltype(a)>;
           const F& b = std::get<F>(other);
-          if (!(a.hash() == b.hash())) {
+          if (!same_hash_function(a.hash(), b.hash())) {
             throw error(errc::mismatch,
                         prefix + "hashes differ (" + hash_words(a.hash()) + " vs " + hash_words(b.hash()) + ")");
           }
