@@ -342,8 +342,16 @@ TYPED_TEST(FileFormatDamage, EveryTruncationIsRejectedAsTruncated) {
   EXPECT_EQ(code_of([&] { (void)load(longer); }), errc::corrupt);
 }
 
-TYPED_TEST(FileFormatDamage, EverySingleBitFlipIsDetected) {
-  const bytes_t bytes = save_to_bytes(damage_sample<TypeParam>());
+/// The damage sample with a key type (format version 5: offset 15 holds it).
+template <class F>
+F typed_damage_sample() {
+  F f = damage_sample<F>();
+  f.adopt_key_type(key_type::int64);
+  return f;
+}
+
+/// Every single-bit flip of `bytes` is refused by load and view alike.
+void expect_every_bit_flip_detected(const bytes_t& bytes) {
   aligned_buffer buffer(bytes);
   const auto b = buffer.bytes();
   std::size_t by_checksum = 0;
@@ -365,6 +373,17 @@ TYPED_TEST(FileFormatDamage, EverySingleBitFlipIsDetected) {
   }
   EXPECT_GT(by_checksum, bytes.size() * 8 / 2) << "most flips land in checksummed bytes";
   EXPECT_NO_THROW((void)load(b)) << "the buffer was restored";
+}
+
+TYPED_TEST(FileFormatDamage, EverySingleBitFlipIsDetected) {
+  expect_every_bit_flip_detected(save_to_bytes(damage_sample<TypeParam>()));
+}
+
+TYPED_TEST(FileFormatDamage, EverySingleBitFlipOfATypedFileIsDetected) {
+  const bytes_t bytes = save_to_bytes(typed_damage_sample<TypeParam>());
+  ASSERT_EQ(bytes[15], std::byte{2});  // key_type int64
+  ASSERT_EQ(detail::load_le<std::uint32_t>(bytes.data() + 8), 5U);
+  expect_every_bit_flip_detected(bytes);
 }
 
 TYPED_TEST(FileFormatDamage, SharedHeaderFieldsAgreeWithTheFilter) {
