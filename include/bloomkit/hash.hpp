@@ -530,6 +530,15 @@ std::uint64_t hash_converted_key(const K& k, hash_spec spec) {
 
 }  // namespace detail
 
+/// True unless keys of the C++ type K never convert into a filter of key
+/// type `type` (docs/KEYS.md: text into int64, an integer into bytes, any
+/// C++ key into timestamp_us); some values may still not convert (2^40 into
+/// int32), which hash_key reports per key. Every K converts into unspecified.
+template <class K>
+constexpr bool converts_into(key_type type) noexcept {
+  return detail::conversion_of<std::remove_cvref_t<K>>(type) != detail::key_conversion::refused;
+}
+
 /// Throws errc::mismatch unless every key of keys[0, n) converts into
 /// spec.keys: once for the whole batch when K's class decides it, key by key
 /// only for conversions that some values fail (an int64 into int32). The

@@ -12,6 +12,7 @@
 // The numeric values are stored in files: never renumber.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>

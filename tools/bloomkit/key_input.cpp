@@ -66,19 +66,19 @@ key_format format_for(key_type type, std::string_view file) {
 }
 
 void require_format_fits(key_format format, key_type type, std::string_view file) {
-  // The C++ key each format hashes: its class decides the conversion.
-  const detail::key_conversion conversion = [&] {
+  // The C++ key each format hashes: its type decides the conversion.
+  const bool converts = [&] {
     switch (format) {
       case key_format::text:
-      case key_format::hex: return detail::conversion_of<std::string_view>(type);
-      case key_format::u64: return detail::conversion_of<std::uint64_t>(type);
+      case key_format::hex: return converts_into<std::string_view>(type);
+      case key_format::u64: return converts_into<std::uint64_t>(type);
       case key_format::i64:
-      case key_format::integer: return detail::conversion_of<std::int64_t>(type);
-      case key_format::f64: return detail::conversion_of<double>(type);
+      case key_format::integer: return converts_into<std::int64_t>(type);
+      case key_format::f64: return converts_into<double>(type);
     }
-    return detail::key_conversion::refused;
+    return false;
   }();
-  if (conversion == detail::key_conversion::refused) {
+  if (!converts) {
     throw usage_error(std::string(file) + " holds " + std::string(to_string(type)) + " keys; --format " +
                       std::string(to_string(format)) + " gives " + std::string(to_string(key_type_of(format))) +
                       " keys, which do not convert into " + std::string(to_string(type)) +
