@@ -367,6 +367,26 @@ constexpr key_conversion conversion_of(key_type to) noexcept {
   return conversion(source_of<T>(), source_of<T>() == key_source::bytes ? 0 : sizeof(T), to);
 }
 
+/// Bit t set when keys of type K keep their own bytes in a filter of key
+/// type t (conversion same_bytes): hash_key's one test per call, a shift
+/// and a bit test instead of the conversion table (key types are 0..7).
+template <class K>
+inline constexpr std::uint32_t same_bytes_types = [] {
+  std::uint32_t mask = 0;
+  for (std::uint8_t t = 0; t <= max_key_type; ++t) {
+    if (conversion_of<K>(static_cast<key_type>(t)) == key_conversion::same_bytes) mask |= std::uint32_t{1} << t;
+  }
+  return mask;
+}();
+
+/// True when k's own canonical bytes are what a filter of key type `type`
+/// hashes (no conversion, no check): unspecified, and e.g. 8-byte integers
+/// into int64 or strings into bytes.
+template <class K>
+constexpr bool keeps_own_bytes(key_type type) noexcept {
+  return ((same_bytes_types<K> >> (static_cast<unsigned>(type) & 31U)) & 1U) != 0;
+}
+
 /// The name of K's class in a mismatch message: "int32", "uint8", "bool",
 /// "float32 (float)", "float64 (double)", "bytes (a string or byte container)".
 template <class K>
@@ -571,7 +591,7 @@ void require_keys_convert(const K* keys, std::size_t n, hash_spec spec) {
 /// canonical bytes, detail/fixed_hash.hpp); other keys go through their bytes.
 template <key K>
 std::uint64_t hash_key(const K& k, hash_spec spec) {
-  if (detail::conversion_of<std::remove_cvref_t<K>>(spec.keys) != detail::key_conversion::same_bytes) [[unlikely]] {
+  if (!detail::keeps_own_bytes<std::remove_cvref_t<K>>(spec.keys)) [[unlikely]] {
     return detail::hash_converted_key(k, spec);
   }
   if constexpr (detail::fixed_width_key<std::remove_cvref_t<K>>) {
