@@ -29,10 +29,19 @@
 //                   keys (batch_hash_into's string path)
 //   BM_hash_u64/kernel/A  hashing 2^16 random 8-byte keys (in L1), A as above
 //                   (batch_hash_into's fixed-width path)
+//   BM_key_type_single/P  keyed split_block lookups, one may_contain per key,
+//                   2^12 random uint64 keys in a filter in L1 (the hash is
+//                   most of the cost, so a per-call type check would show):
+//                   P = 1 untyped filter, 2 int64 filter (the same bytes,
+//                   after the type check), 3 int32 keys widened into an
+//                   int64 filter
+//   BM_key_type_batch/P  the same keys through may_contain_keys, one batch
+//                   (the type checked once per batch), P as above
 // (the kernel is chosen with set_kernel; the calls take the active one)
 // Run: bloomkit_micro [--benchmark_filter=REGEX]
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -334,6 +343,60 @@ void BM_hash_u64(benchmark::State& state, kernel k) {
   bloomkit::reset_kernel();
 }
 
+/// The filter and keys of the BM_key_type rows: 256 blocks (8 KiB, in L1)
+/// holding 2000 keys; the lookups are 2^12 random uint64 (mostly absent).
+struct key_type_ab {
+  explicit key_type_ab(bloomkit::key_type t)
+      : filter(bloomkit::block_filter_params{256, 8, 2000, 0.01, bloomkit::parquet_hash_spec}),
+        keys(random_hashes(std::size_t{1} << 12, 21)) {
+    filter.adopt_key_type(t);
+    for (std::uint64_t i = 0; i < 2000; ++i) filter.insert_hash(i * 0x9e3779b97f4a7c15ULL);
+    for (const auto k : keys) narrow.push_back(static_cast<std::int32_t>(k));
+  }
+  bloomkit::split_block_bloom filter;
+  std::vector<std::uint64_t> keys;
+  std::vector<std::int32_t> narrow;
+};
+
+bloomkit::key_type key_type_of_path(std::int64_t path) {
+  return path >= 2 ? bloomkit::key_type::int64 : bloomkit::key_type::unspecified;
+}
+
+void BM_key_type_single(benchmark::State& state) {
+  const std::int64_t path = state.range(0);
+  const key_type_ab ab(key_type_of_path(path));
+  const auto& f = ab.filter;
+  std::uint64_t hits = 0;
+  for (auto _ : state) {
+    if (path == 3) {
+      for (const auto k : ab.narrow) hits += f.may_contain(k);
+    } else {
+      for (const auto k : ab.keys) hits += f.may_contain(k);
+    }
+  }
+  benchmark::DoNotOptimize(hits);
+  state.counters["per_key"] = benchmark::Counter(static_cast<double>(ab.keys.size()),
+                                                 benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void BM_key_type_batch(benchmark::State& state) {
+  const std::int64_t path = state.range(0);
+  const key_type_ab ab(key_type_of_path(path));
+  const auto& f = ab.filter;
+  const std::size_t n = ab.keys.size();
+  std::unique_ptr<bool[]> out(new bool[n]);
+  for (auto _ : state) {
+    if (path == 3) {
+      f.may_contain_keys(std::span<const std::int32_t>(ab.narrow), std::span<bool>(out.get(), n));
+    } else {
+      f.may_contain_keys(std::span<const std::uint64_t>(ab.keys), std::span<bool>(out.get(), n));
+    }
+    benchmark::DoNotOptimize(out.get());
+  }
+  state.counters["per_key"] = benchmark::Counter(static_cast<double>(n),
+                                                 benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 }  // namespace
 
 // BENCHMARK_CAPTURE pastes the function name into an identifier, so each
@@ -387,5 +450,8 @@ BENCHMARK_CAPTURE(BM_hash_key_strings, avx512, kernel::avx512)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(BM_hash_u64, scalar, kernel::scalar)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(BM_hash_u64, avx2, kernel::avx2)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(BM_hash_u64, avx512, kernel::avx512)->Arg(0)->Arg(1);
+
+BENCHMARK(BM_key_type_single)->Arg(1)->Arg(2)->Arg(3);
+BENCHMARK(BM_key_type_batch)->Arg(1)->Arg(2)->Arg(3);
 
 BENCHMARK_MAIN();

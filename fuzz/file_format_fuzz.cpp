@@ -10,7 +10,9 @@
 //   * load accepts exactly when view accepts (same buffer, 64-byte aligned);
 //   * an accepted file re-encodes to exactly its own bytes (the encoding is
 //     canonical: every byte is determined by the filter);
-//   * inspect accepts every file load accepts, and reports checksum_ok.
+//   * inspect accepts every file load accepts, and reports checksum_ok;
+//   * a typed file (format version 5) answers keys of its key type and
+//     refuses keys of another type with errc::mismatch.
 // tests/file_format_corpus_test.cpp replays fuzz/corpus/file_format through
 // this same function as an ordinary test.
 #include <cstddef>
@@ -32,6 +34,44 @@ inline void require(bool condition, const char* what) {
   }
 }
 
+/// A keyed query in the file's key type (header offset 15, format
+/// version 5), and the invariant that a key of another type is refused with
+/// errc::mismatch: a typed file never hashes a key it cannot convert.
+template <class View>
+std::uint64_t query_by_key_type(const View& v) {
+  using bloomkit::key_type;
+  const auto refused = [&](const auto& key) {
+    try {
+      (void)v.may_contain(key);
+    } catch (const bloomkit::error& e) {
+      return e.code() == bloomkit::errc::mismatch;
+    }
+    return false;
+  };
+  const key_type keys = v.hash().keys;
+  switch (keys) {
+    case key_type::unspecified:
+      return v.may_contain(std::string_view("key")) + v.may_contain(std::uint32_t{7});
+    case key_type::bytes:
+      require(refused(std::int64_t{7}), "a bytes file refuses an integer key");
+      return v.may_contain(std::string_view("key"));
+    case key_type::int64:
+    case key_type::int32:
+      require(refused(std::string_view("7")), "an integer file refuses a string key");
+      return v.may_contain(std::int16_t{7}) + v.may_contain(7.0);
+    case key_type::float64:
+    case key_type::float32:
+      require(refused(std::string_view("7")), "a float file refuses a string key");
+      return v.may_contain(0.5F) + v.may_contain(std::int8_t{7});
+    case key_type::timestamp_us:
+    case key_type::date32:
+      require(refused(std::int64_t{7}), "a time file refuses a C++ integer");
+      return 0;
+  }
+  require(false, "the header check lets only known key types through");
+  return 0;
+}
+
 /// Queries every part of a view, so a bad length would touch bad memory.
 inline std::uint64_t exercise(const bloomkit::any_filter_view& any) {
   return std::visit(
@@ -46,7 +86,7 @@ inline std::uint64_t exercise(const bloomkit::any_filter_view& any) {
           require(answers[i] == v.may_contain_hash(hashes[i]), "may_contain_many == may_contain_hash");
           sum += answers[i];
         }
-        sum += v.may_contain(std::string_view("key")) ? 1 : 0;
+        sum += query_by_key_type(v);
         // Only what every kind has (static filters have no fill or bit count).
         const double fpr = v.estimated_fpr();
         require(fpr >= 0.0 && fpr <= 1.0, "estimated_fpr in [0, 1]");

@@ -177,9 +177,15 @@ TEST(CliSpellings, SignedKeysQueryExtractedInt64Filters) {
   // and the file and info say so (item 13).
   const auto info = nlohmann::json::parse(run_cli({"info", "t.bkf", "--json"}, {}, dir).out);
   EXPECT_EQ(info["inserted_accuracy"], "estimated");
-  EXPECT_EQ(info["format_version"], 2);
+  // Version 5: the extract records the column's key type (INT64: int64),
+  // and keeps version 2's inserted_accuracy.
+  EXPECT_EQ(info["format_version"], 5);
+  EXPECT_EQ(info["key_type"], "int64");
   EXPECT_NE(run_cli({"info", "t.bkf"}, {}, dir).out.find("(estimated from the bits set: the source did not record a count)"),
             std::string::npos);
+  // So the column's values are read as integers without --format, and text is refused.
+  EXPECT_EQ(run_cli({"query", "t.bkf", "--", "-1", "42"}, {}, dir).out, "-1\tmaybe\n42\tmaybe\n");
+  EXPECT_EQ(run_cli({"query", "t.bkf", "--format", "text", "42"}, {}, dir).rc, 1);
 }
 
 // ---- item 14: message form, suggestions, waiting for keys -------------------------

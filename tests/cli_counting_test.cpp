@@ -119,10 +119,20 @@ TEST(CliCounting, RemoveRefusesOtherKindsAndBadInput) {
   EXPECT_TRUE(bad_key.out.empty());
   EXPECT_EQ(read_file(dir / "c.bkf"), counting);  // nothing written
 
-  // A bad line halfway through a file: nothing is written either.
-  const auto bad_line = run_cli({"remove", "c.bkf", "--format", "u64"}, std::string("1\n2\nxyz\n"), dir);
+  // A bad line halfway through a file: nothing is written either (a
+  // filter of integer keys, so --format u64 is its own type).
+  ASSERT_EQ(run_cli({"build", "-o", "n.bkf", "--kind", "counting", "--format", "u64"}, std::string("1\n2\n"), dir).rc, 0);
+  const std::string numbers = read_file(dir / "n.bkf");
+  const auto bad_line = run_cli({"remove", "n.bkf", "--format", "u64"}, std::string("1\n2\nxyz\n"), dir);
   EXPECT_EQ(bad_line.rc, 2);
   EXPECT_NE(bad_line.err.find(":3:"), std::string::npos) << bad_line.err;
+  EXPECT_EQ(read_file(dir / "n.bkf"), numbers);
+  // --format u64 against a file of text keys is a usage error naming its
+  // type, before any key is read: nothing is written.
+  const auto contradiction = run_cli({"remove", "c.bkf", "--format", "u64"}, std::string("1\n"), dir);
+  EXPECT_EQ(contradiction.rc, 1);
+  EXPECT_NE(contradiction.err.find("c.bkf holds bytes keys"), std::string::npos) << contradiction.err;
+  EXPECT_TRUE(contradiction.out.empty());
   EXPECT_EQ(read_file(dir / "c.bkf"), counting);
 
   EXPECT_EQ(run_cli({"remove", "c.bkf", "k1", "-i", "keys.txt"}, {}, dir).rc, 1);  // usage

@@ -53,7 +53,7 @@ TEST(CliTextKeys, XxhKeysOfEveryLengthHashAsTheLibrary) {
                                 "--hash", "xxh64", "--seed", std::to_string(seed), "-o", "s.bkf", "-q"},
                                {}, dir);
     ASSERT_EQ(built.rc, 0) << built.err;
-    split_block_bloom mine(1000, 0.01, hash_spec{hash_algorithm::xxh64, seed});
+    split_block_bloom mine(1000, 0.01, hash_spec{hash_algorithm::xxh64, seed, key_type::bytes});  // text keys are bytes
     for (const auto& k : keys) mine.insert(std::string_view(k));
     const auto cli = load_as<split_block_bloom>(std::filesystem::path(dir / "s.bkf"));
     EXPECT_EQ(save_to_bytes(cli), save_to_bytes(mine));
@@ -165,6 +165,7 @@ TEST(CliWindow, TimeWindowForgetsByTheClockOfItsLines) {
   age_partitioned_bloom_params planned = age_partitioned_bloom::plan_time_params(600, 1000, 0.01, hash_spec{});
   EXPECT_EQ(w.params().time_unit, apbf_time_unit::seconds) << "the CLI records its unit";
   planned.time_unit = apbf_time_unit::seconds;
+  planned.hash.keys = key_type::bytes;  // the CLI records its text keys' type
   age_partitioned_bloom mine(planned);
   for (std::uint64_t t = 0; t < 10'000; ++t) {
     // (Appended, not "e" + to_string(t): GCC 12 -O3 reports a false -Wrestrict for that form.)

@@ -342,8 +342,16 @@ TYPED_TEST(FileFormatDamage, EveryTruncationIsRejectedAsTruncated) {
   EXPECT_EQ(code_of([&] { (void)load(longer); }), errc::corrupt);
 }
 
-TYPED_TEST(FileFormatDamage, EverySingleBitFlipIsDetected) {
-  const bytes_t bytes = save_to_bytes(damage_sample<TypeParam>());
+/// The damage sample with a key type (format version 5: offset 15 holds it).
+template <class F>
+F typed_damage_sample() {
+  F f = damage_sample<F>();
+  f.adopt_key_type(key_type::int64);
+  return f;
+}
+
+/// Every single-bit flip of `bytes` is refused by load and view alike.
+void expect_every_bit_flip_detected(const bytes_t& bytes) {
   aligned_buffer buffer(bytes);
   const auto b = buffer.bytes();
   std::size_t by_checksum = 0;
@@ -365,6 +373,17 @@ TYPED_TEST(FileFormatDamage, EverySingleBitFlipIsDetected) {
   }
   EXPECT_GT(by_checksum, bytes.size() * 8 / 2) << "most flips land in checksummed bytes";
   EXPECT_NO_THROW((void)load(b)) << "the buffer was restored";
+}
+
+TYPED_TEST(FileFormatDamage, EverySingleBitFlipIsDetected) {
+  expect_every_bit_flip_detected(save_to_bytes(damage_sample<TypeParam>()));
+}
+
+TYPED_TEST(FileFormatDamage, EverySingleBitFlipOfATypedFileIsDetected) {
+  const bytes_t bytes = save_to_bytes(typed_damage_sample<TypeParam>());
+  ASSERT_EQ(bytes[15], std::byte{2});  // key_type int64
+  ASSERT_EQ(detail::load_le<std::uint32_t>(bytes.data() + 8), 5U);
+  expect_every_bit_flip_detected(bytes);
 }
 
 TYPED_TEST(FileFormatDamage, SharedHeaderFieldsAgreeWithTheFilter) {
@@ -510,12 +529,17 @@ TEST(FileFormat, HeaderFieldsAreChecked) {
       good, {
                 {"wrong magic", [](bytes_t& b) { b[1] = std::byte{'X'}; }, errc::corrupt, "magic"},
                 {"version 0", [](bytes_t& b) { put32(b, 8, 0); }, errc::corrupt, "'version'"},
-                {"future version", [](bytes_t& b) { put32(b, 8, 5); }, errc::unsupported_version, "version 5"},
+                {"future version", [](bytes_t& b) { put32(b, 8, 6); }, errc::unsupported_version, "version 6"},
                 {"version 2 with an exact count", [](bytes_t& b) { put32(b, 8, 2); }, errc::corrupt, "'inserted_accuracy'"},
                 {"unknown kind 0", [](bytes_t& b) { b[12] = std::byte{0}; }, errc::unknown_kind, "'kind' = 0"},
                 {"unknown kind 200", [](bytes_t& b) { b[12] = std::byte{200}; }, errc::unknown_kind, "'kind' = 200"},
                 {"unknown hash algorithm", [](bytes_t& b) { b[13] = std::byte{9}; }, errc::unsupported, "'hash_algorithm'"},
                 {"reserved", [](bytes_t& b) { b[15] = std::byte{1}; }, errc::corrupt, "'reserved'"},
+                {"version 5 without a key type", [](bytes_t& b) { put32(b, 8, 5); }, errc::corrupt, "'version' = 5"},
+                {"key_type past the last", [](bytes_t& b) { put32(b, 8, 5); b[15] = std::byte{8}; }, errc::corrupt,
+                 "'key_type' (offset 15) = 8"},
+                {"a key type in version 4", [](bytes_t& b) { put32(b, 8, 4); b[14] = std::byte{0}; b[15] = std::byte{2}; },
+                 errc::corrupt, "'reserved' (offset 15)"},
                 {"header_bytes", [](bytes_t& b) { put32(b, 24, 192); }, errc::corrupt, "'header_bytes'"},
                 {"params_bytes vs header_bytes", [](bytes_t& b) { put32(b, 28, 64); }, errc::corrupt, "'header_bytes'"},
                 {"params_bytes vs the kind", [](bytes_t& b) { put32(b, 28, 24); }, errc::corrupt, "'params_bytes'"},

@@ -294,10 +294,15 @@ void insert_parallel(Filter& filter, std::span<const std::uint64_t> hashes, unsi
 /// Adds every key, hashed with the filter's hash_spec by the threads
 /// themselves (hashing is part of the parallel work). Bit-identical to
 /// filter.insert_keys(keys); otherwise as insert_parallel over hashes.
+/// Throws errc::mismatch, changing nothing, unless every key converts into
+/// the filter's key type (hash.hpp, require_keys_convert).
 template <parallel_insertable Filter, key K>
 void insert_keys_parallel(Filter& filter, std::span<const K> keys, unsigned threads) {
   const K* data = keys.data();
   const hash_spec spec = filter.params().hash;
+  // Every key converts into the filter's key type, checked before any thread
+  // starts: a refused batch (errc::mismatch) changes nothing and no worker throws.
+  require_keys_convert(data, keys.size(), spec);
   detail::parallel_build_access::insert(filter, keys.size(),
                                         [data, spec](std::size_t i) { return hash_key(data[i], spec); }, threads,
                                         detail::parallel_tuning{});

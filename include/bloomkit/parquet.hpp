@@ -53,12 +53,36 @@ namespace bloomkit::parquet {
 /// "PAR1": the first and last four bytes of every unencrypted Parquet file.
 inline constexpr std::string_view magic = "PAR1";
 
-/// One column chunk's filter as stored in the file.
+/// The key type of a column's values (docs/KEYS.md, "Where each source type
+/// goes"): its physical type's, INT32 int32, INT64 int64, FLOAT float32,
+/// DOUBLE float64, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY and INT96 bytes (their
+/// plain encoding is the bytes the writer hashed); BOOLEAN, which Parquet
+/// writers give no filter, unspecified.
+inline key_type column_key_type(const column_descriptor& column) noexcept {
+  switch (column.type) {
+    case physical_type::int32: return key_type::int32;
+    case physical_type::int64: return key_type::int64;
+    case physical_type::float_: return key_type::float32;
+    case physical_type::double_: return key_type::float64;
+    case physical_type::byte_array:
+    case physical_type::fixed_len_byte_array:
+    case physical_type::int96: return key_type::bytes;
+    case physical_type::boolean: return key_type::unspecified;
+  }
+  return key_type::unspecified;
+}
+
+/// One column chunk's filter as stored in the file. `filter` is untyped: it
+/// answers a value's plain-encoded bytes (encode_value) exactly as the
+/// writer hashed them; `filter.adopt_key_type(keys)` makes it answer the
+/// column's values by type instead (an int64 into an INT32 column's filter
+/// when it fits, ...), as `bloomkit parquet extract` records in its file.
 struct column_bloom_filter {
   std::uint64_t offset = 0;                    ///< where the header starts
   std::optional<std::int32_t> declared_length;  ///< bloom_filter_length, if the writer set it
   bloom_filter_header header;                  ///< the decoded header
   split_block_bloom filter;                    ///< the bitset, ready to query (XXH64 seed 0)
+  key_type keys = key_type::unspecified;       ///< the column's key type (column_key_type)
 };
 
 /// The design point bloomkit reports for a filter read from a file, which
@@ -80,7 +104,7 @@ inline split_block_bloom filter_from_bitset(std::span<const std::byte> bitset) {
 /// BloomFilterHeader followed by the bitset. Throws errc::mismatch unless the
 /// filter hashes with XXH64 seed 0 (a Parquet reader would compute other hashes).
 inline std::vector<std::byte> encode_bloom_filter(const split_block_bloom_view& filter) {
-  bloomkit::detail::require(filter.hash() == parquet_hash_spec, errc::mismatch,
+  bloomkit::detail::require(same_hash_function(filter.hash(), parquet_hash_spec), errc::mismatch,
                             "a Parquet Bloom filter must hash with XXH64 seed 0; this filter uses " +
                                 std::string(to_string(filter.hash().algorithm)) + " seed " +
                                 std::to_string(filter.hash().seed));
@@ -211,7 +235,8 @@ class reader {
       buffer = read_at(start, total);
     }
     return column_bloom_filter{start, chunk.bloom_filter_length, header,
-                               filter_from_bitset(std::span<const std::byte>(buffer).subspan(header.header_length))};
+                               filter_from_bitset(std::span<const std::byte>(buffer).subspan(header.header_length)),
+                               column_key_type(metadata().columns[column])};
   }
 
  private:

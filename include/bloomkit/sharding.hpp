@@ -695,7 +695,7 @@ class manifest_sax {
   /// other keys costs no more than skipping them.
   static constexpr std::string_view root_names[] = {"format", "version", "kind",       "hash",   "blocks", "k",
                                                     "capacity", "target_fpr", "shards", "files", "inserted"};
-  static constexpr std::string_view hash_names[] = {"algorithm", "seed"};
+  static constexpr std::string_view hash_names[] = {"algorithm", "seed", "key_type"};
   static constexpr std::string_view entry_names[] = {"index", "file", "first_block", "blocks", "inserted", "bytes", "xxh3"};
   template <std::size_t N>
   [[nodiscard]] bool known(const std::string_view (&names)[N]) const noexcept {
@@ -723,8 +723,13 @@ inline std::string manifest_to_json(const shard_manifest& m) {
   const auto u = [](std::uint64_t v) { return std::to_string(v); };
   std::string out;
   out += "{\n \"format\": \"bloomkit-sharded\",\n \"version\": 1,\n \"kind\": " + json_scalar(m.kind) + ",\n";
+  // "key_type" only for a typed filter, so an untyped manifest is the text it always was.
   out += " \"hash\": {\n  \"algorithm\": " + json_scalar(std::string(to_string(m.whole.hash.algorithm))) +
-         ",\n  \"seed\": " + u(m.whole.hash.seed) + "\n },\n";
+         ",\n  \"seed\": " + u(m.whole.hash.seed) +
+         (m.whole.hash.keys == key_type::unspecified
+              ? std::string()
+              : ",\n  \"key_type\": " + json_scalar(std::string(to_string(m.whole.hash.keys)))) +
+         "\n },\n";
   out += " \"blocks\": " + u(m.whole.blocks) + ",\n \"k\": " + u(m.whole.k) + ",\n \"capacity\": " +
          u(m.whole.capacity) + ",\n \"target_fpr\": " + json_scalar(m.whole.target_fpr) + ",\n \"shards\": " +
          u(m.shards) + ",\n \"inserted\": " + u(m.inserted()) + ",\n \"files\": ";
@@ -794,6 +799,13 @@ inline shard_manifest manifest_from_json(std::string_view text, const std::strin
     detail::manifest_fail(errc::corrupt, where, "unknown hash algorithm '" + algorithm + "'");
   }
   m.whole.hash.seed = unsigned_field(sax.hash, "seed", UINT64_MAX);
+  if (sax.hash.find("key_type") != nullptr) {  // absent: an untyped filter (every manifest before key types)
+    const auto keys = parse_key_type(string_field(sax.hash, "key_type"));
+    if (!keys || *keys == key_type::unspecified) {
+      detail::manifest_fail(errc::corrupt, where, "field 'key_type' names no key type (docs/KEYS.md)");
+    }
+    m.whole.hash.keys = *keys;
+  }
   m.whole.blocks = unsigned_field(j, "blocks", UINT64_MAX);
   m.whole.k = static_cast<std::uint32_t>(unsigned_field(j, "k", 64));
   m.whole.capacity = unsigned_field(j, "capacity", UINT64_MAX);
@@ -886,6 +898,9 @@ mapped_shard<P> open_shard(const shard_manifest& m, const std::filesystem::path&
   detail::require(lp.k == m.whole.k && lp.blocks == e.blocks, errc::mismatch,
                   at + ": the file holds k = " + std::to_string(lp.k) + " and " + std::to_string(lp.blocks) +
                       " blocks, the manifest k = " + std::to_string(m.whole.k) + " and " + std::to_string(e.blocks));
+  detail::require(lp.hash.keys == m.whole.hash.keys, errc::mismatch,
+                  at + ": the file holds " + std::string(to_string(lp.hash.keys)) + " keys, the manifest " +
+                      std::string(to_string(m.whole.hash.keys)) + " keys");
   detail::require(local.inserted() == e.inserted, errc::mismatch,
                   at + ": the file counts " + std::to_string(local.inserted()) + " inserts, the manifest " +
                       std::to_string(e.inserted));

@@ -238,9 +238,12 @@ int run_extract(const parquet_options& o) {
                               : values;
   const double fpr = std::clamp(sizing::split_block_fpr(static_cast<double>(bits.num_blocks()), static_cast<double>(values)),
                                 1e-300, 0.999999);
-  const split_block_bloom truthful(block_filter_params{bits.num_blocks(), 8, values, fpr, bits.hash()},
-                                   std::vector<split_block_bloom::block_type>(bits.blocks().begin(), bits.blocks().end()),
-                                   inserted, count_accuracy::estimated);
+  split_block_bloom truthful(block_filter_params{bits.num_blocks(), 8, values, fpr, bits.hash()},
+                             std::vector<split_block_bloom::block_type>(bits.blocks().begin(), bits.blocks().end()),
+                             inserted, count_accuracy::estimated);
+  // The column's key type (INT64 int64, BYTE_ARRAY bytes, ...): `bloomkit
+  // query` then reads the file's keys as the column's values by default.
+  truthful.adopt_key_type(filter->keys);
   bloomkit::save(truthful, std::filesystem::path(o.output));
   std::fprintf(stderr,
                "wrote %s: split_block_bloom, %llu bytes, fill %.4f; capacity %llu (the chunk's values), inserted %llu "
