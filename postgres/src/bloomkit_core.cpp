@@ -30,10 +30,13 @@
 #include <vector>
 
 #include "bloomkit/file_format.hpp"
-#include "filter_summary.hpp"  // tools/bloomkit: the one list of `bloomkit info --json` fields
-#include "json_out.hpp"
+// The one list of `bloomkit info --json` fields (the CLI's header-only summary).
+#include "../../tools/bloomkit/filter_summary.hpp"
+#include "../../tools/bloomkit/json_out.hpp"
 
-namespace {
+// A named namespace, not an anonymous one: fuzz/postgres_input_fuzz.cpp includes this file,
+// and bk_reader (global, for the C interface) holds these types.
+namespace bloomkit_pg {
 
 using namespace bloomkit;
 
@@ -345,7 +348,10 @@ void require_fpr(double fpr) {
   }
 }
 
-}  // namespace
+}  // namespace bloomkit_pg
+
+using namespace bloomkit;
+using namespace bloomkit_pg;
 
 // ---- the objects --------------------------------------------------------------
 
@@ -369,7 +375,7 @@ struct bk_builder {
   std::size_t sorted = 0;             // hashes[0, sorted) is sorted and unique
 };
 
-namespace {
+namespace bloomkit_pg {
 
 /// Without a capacity, 8 bytes per distinct key are kept; past this many the
 /// state itself would pass PostgreSQL's value limit when it is serialized.
@@ -454,7 +460,7 @@ void require_same_plan(const bk_builder& a, const bk_builder& b) {
 /// algorithm, u8 key type, u32 zero, u64 seed, f64 fpr, u64 count, count x u64.
 constexpr std::size_t distinct_header = 1 + 3 + 4 + 8 + 8 + 8;
 
-}  // namespace
+}  // namespace bloomkit_pg
 
 // ---- the C interface ------------------------------------------------------------
 
@@ -669,6 +675,11 @@ bk_builder* bk_builder_deserialize(const void* data, std::size_t size, bk_status
     b->spec.keys = static_cast<key_type>(p[3]);
     b->spec.seed = get_le<std::uint64_t>(p + 8);
     b->fpr = std::bit_cast<double>(get_le<std::uint64_t>(p + 16));
+    const bool known_kind = std::find(std::begin(aggregate_kinds), std::end(aggregate_kinds), b->kind) !=
+                            std::end(aggregate_kinds);
+    if (!known_kind || !is_known(b->spec.algorithm) || p[3] > std::byte{7} || !(b->fpr > 0.0 && b->fpr < 1.0)) {
+      throw pg_error{BK_E_CORRUPT, "bloomkit: a bloom_agg state with an unknown kind, hash, key type or fpr"};
+    }
     b->distinct = true;
     b->hashes.resize(count);
     for (std::size_t i = 0; i < count; ++i) b->hashes[i] = get_le<std::uint64_t>(p + distinct_header + 8 * i);
