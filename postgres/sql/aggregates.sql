@@ -33,7 +33,7 @@ SELECT bloom_agg(g, 100, 0.01, 'nonsense') FROM generate_series(1, 10) g;
 SELECT bloom_agg(g, 100, 1.5) FROM generate_series(1, 10) g;
 SELECT bloom_agg(g, 100, 0) FROM generate_series(1, 10) g;
 SELECT bloom_agg(g, -1) FROM generate_series(1, 10) g;
-SELECT bloom_agg(x) FROM (VALUES (1.5::numeric)) v(x);
+SELECT bloom_agg(x) FROM (VALUES (point(1, 2))) v(x);
 
 -- A filter past PostgreSQL's 1 GB value limit is refused before it is built.
 SELECT bloom_agg(g, 10000000000) FROM generate_series(1, 10) g;

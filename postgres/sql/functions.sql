@@ -57,3 +57,18 @@ SELECT jsonb_object_keys(bloom_info(f)) AS field FROM ints ORDER BY 1;
 SELECT bloom_info(f) -> 'kind' AS kind, bloom_info(f) -> 'capacity' AS capacity, bloom_info(f) -> 'inserted' AS inserted,
        bloom_info(f) -> 'hash' AS hash, bloom_info(f) -> 'checksum_ok' AS ok FROM ints;
 SELECT round(bloom_cardinality(f)) AS about_500, bloom_fpr(f) < 0.01 AS fpr_below_target FROM ints;
+
+-- Every filter records its key type (format version 5); a value converts into
+-- it when the conversion is exact (docs/KEYS.md), else the library refuses it.
+SELECT bloom_info(i.f) ->> 'key_type' AS ints, bloom_info(fl.f) ->> 'key_type' AS floats,
+       bloom_info(t.f) ->> 'key_type' AS texts, bloom_info(u.f) ->> 'key_type' AS uuids,
+       bloom_info(d.f) ->> 'key_type' AS days, bloom_info(s.f) ->> 'key_type' AS stamps,
+       bloom_info(i.f) ->> 'format_version' AS version
+  FROM ints i, floats fl, texts t, uuids u, days d, stamps s;
+SELECT bloom_contains(f, 42.0::float8) AS integral_float, bloom_contains(f, 42::real) AS real_42 FROM ints;
+SELECT bloom_contains(f, 5) AS int_in_float_filter FROM floats;
+SELECT bloom_contains(f, 42.5::float8) FROM ints;
+SELECT bloom_contains(f, 'key-7') FROM ints;
+SELECT bloom_contains(f, 7) FROM texts;
+SELECT bloom_contains(f, '2024-01-15 00:00'::timestamp) FROM days;
+SELECT bloom_add(f, 'x') FROM ints;

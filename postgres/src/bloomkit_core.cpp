@@ -190,9 +190,19 @@ struct key_bytes {
   }
 };
 
+/// errc::mismatch for a value that does not go into a `target` filter: of
+/// another family (text into int64), or a number that is not exactly one of
+/// the target's (42.5 into int64, 2^60 into float64).
 [[noreturn]] void refuse(key_type target, const bk_value& v) {
+  const bool numeric_target = target == key_type::int64 || target == key_type::float64 ||
+                              target == key_type::int32 || target == key_type::float32;
+  const bool numeric_value = v.tag == BK_VALUE_INT || v.tag == BK_VALUE_FLOAT ||
+                             (v.tag == BK_VALUE_DATE && target == key_type::int32);
+  const bool same_family = (numeric_target && numeric_value) || natural_type(v.tag) == target;
   throw error(errc::mismatch, "bloomkit: the filter holds " + std::string(to_string(target)) + " keys; got " +
-                                  value_words(v.tag) + " that does not convert exactly");
+                                  value_words(v.tag) +
+                                  (same_family ? " that is not exactly one of them"
+                                               : ", which never converts into them (docs/KEYS.md)"));
 }
 
 key_bytes encode(const bk_value& v, key_type target) {

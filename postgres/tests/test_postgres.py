@@ -150,7 +150,8 @@ def test_parallel_aggregate_equals_serial(db, query):
     """With parallel workers forced, the plan has a Partial Aggregate and the
     filter is byte for byte the serial plan's."""
     db.execute("CREATE TABLE big AS SELECT g::bigint AS i, 'key-' || g AS t FROM generate_series(1, 200000) g")
-    db.execute("CREATE TABLE parts AS SELECT g % 97 AS p, bloom_agg(g, 200000) AS f FROM generate_series(1, 200000) g "
+    # Filters stored in line (1408 bytes each), so the table has pages to share between workers.
+    db.execute("CREATE TABLE parts AS SELECT g % 3000 AS p, bloom_agg(g, 1000) AS f FROM generate_series(1, 300000) g "
                "GROUP BY 1")
     db.execute("ANALYZE big; ANALYZE parts")
     db.execute(SERIAL)
