@@ -248,6 +248,15 @@ def readme_sql() -> str:
     return "\n".join(blocks)
 
 
+def psql_text(v) -> str:
+    """A value as psql prints it (booleans t/f, bytea as \\x hex)."""
+    if isinstance(v, bool):
+        return "t" if v else "f"
+    if isinstance(v, (bytes, memoryview)):
+        return "\\x" + bytes(v).hex()
+    return str(v)
+
+
 def test_readme_example_runs(db):
     """Each statement of README.md's example runs; a statement followed by a
     `-- → a | b` comment returns that row."""
@@ -260,6 +269,6 @@ def test_readme_example_runs(db):
         cur = db.execute(statement)
         if expect:
             row = cur.fetchone()
-            assert " | ".join("t" if v is True else "f" if v is False else str(v) for v in row) == expect.strip(), statement
+            assert " | ".join(psql_text(v) for v in row) == expect.strip(), statement
             checked += 1
     assert checked >= 2
