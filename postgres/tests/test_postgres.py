@@ -41,7 +41,12 @@ def build_pg(db, sql_type, values, capacity, fpr, kind):
     return bytes(row[0])
 
 
+FLOAT_KEYS = [0.0, -0.0, 0.5, -1.25, 3.0, 1e300, -2.5e-300, 123456.75] + [i / 8 for i in range(1, 400)]
+REAL_KEYS = [0.5, -1.25, 3.0, 1024.0] + [i / 4 for i in range(1, 300)]  # exact in float32
+
 CASES = [
+    ("double precision", "f64", FLOAT_KEYS, [repr(k).encode() for k in FLOAT_KEYS]),
+    ("real", "f64", REAL_KEYS, [repr(k).encode() for k in REAL_KEYS]),
     ("bigint", "i64", INT_KEYS, [str(k).encode() for k in INT_KEYS]),
     ("integer", "i64", [k for k in INT_KEYS if -(2**31) <= k < 2**31], [str(k).encode() for k in INT_KEYS if -(2**31) <= k < 2**31]),
     ("text", "text", TEXT_KEYS, [k.encode() for k in TEXT_KEYS]),
