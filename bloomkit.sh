@@ -11,6 +11,8 @@
 #   ./bloomkit.sh install [PREFIX]  build the CLI and install it (default ~/.local/bin)
 #   ./bloomkit.sh test-gpu [ARGS]  on a machine with nvcc and an NVIDIA GPU: build the
 #                                 CUDA component (cuda/), run its tests and gpu_bench
+#   ./bloomkit.sh install-postgres  build the PostgreSQL extension (postgres/) and install it
+#                                 into Debian's PostgreSQL 15 (as root: CREATE EXTENSION bloomkit)
 #
 # Every command installs what it needs first; when nothing is missing that
 # step is silent. Set BLOOMKIT_JOBS to limit build parallelism,
@@ -30,6 +32,7 @@ CORE_PACKAGES=(g++ cmake ninja-build pkg-config libxxhash-dev libgtest-dev libgm
   libcli11-dev libbloom-dev nlohmann-json3-dev ccache)
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 WEB_PACKAGES=(emscripten nodejs npm chromium)
+POSTGRES_PACKAGES=(postgresql-15 postgresql-server-dev-15)
 
 missing_packages() {
   local pkg
@@ -53,6 +56,7 @@ apt_install() {
 
 setup_core() { apt_install "${CORE_PACKAGES[@]}"; }
 setup_fuzz() { apt_install "${FUZZ_PACKAGES[@]}"; }
+setup_postgres() { apt_install "${POSTGRES_PACKAGES[@]}"; }
 setup_web() {
   local pkg web_packages=()
   for pkg in "${WEB_PACKAGES[@]}"; do
@@ -306,6 +310,56 @@ wait_background_setup() {
   fi
 }
 
+# The extension (postgres/, PGXS) built and installed into PostgreSQL's own
+# folders: `make install` writes under /usr, so it needs root (CI runs as root).
+install_postgres_extension() {
+  setup_postgres
+  local pg_config=/usr/lib/postgresql/15/bin/pg_config sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  say "building the PostgreSQL extension (postgres/, PGXS, $("$pg_config" --version))"
+  make -C postgres -s -j "$JOBS" PG_CONFIG="$pg_config" >&2 || return 1
+  $sudo make -C postgres -s install PG_CONFIG="$pg_config" >/dev/null || return 1
+}
+
+test_postgres() {
+  # issue 40: a throwaway cluster in a temporary folder (Unix socket only,
+  # owned by `nobody` when run as root: initdb refuses root), the extension
+  # installed into it, pg_regress over postgres/sql (expected output in
+  # postgres/expected), then pytest over postgres/tests (psycopg, pinned in
+  # python/requirements/postgres.txt; the CLI and the Python package for the
+  # byte-identity tests). The cluster is stopped and removed however the
+  # tests end (trap).
+  install_postgres_extension || return 1
+  cmake --build build/release --target bloomkit_cli -j "$JOBS" >/dev/null || return 1
+  "$ROOT/python/venv.sh" install || return 1
+  local stamp="$ROOT/build/venv/.stamp-postgres" sum
+  sum="$(sha256sum "$ROOT/python/requirements/postgres.txt" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+    say "installing python/requirements/postgres.txt into build/venv"
+    "$ROOT/build/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      -r "$ROOT/python/requirements/postgres.txt" || return 1
+    echo "$sum" >"$stamp"
+  fi
+  local dir rc=0
+  dir="$(mktemp -d /tmp/bloomkit-pg.XXXXXX)"
+  (
+    trap '"$ROOT/postgres/cluster.sh" stop "$dir"' EXIT
+    "$ROOT/postgres/cluster.sh" start "$dir" || exit 1
+    export PGHOST="$dir" PGPORT=5432 PGUSER=postgres
+    say "pg_regress: postgres/sql against postgres/expected"
+    mkdir -p "$ROOT/build/postgres-regress"
+    "$(/usr/lib/postgresql/15/bin/pg_config --pgxs | xargs dirname)/../test/regress/pg_regress" \
+      --inputdir="$ROOT/postgres" --outputdir="$ROOT/build/postgres-regress" --dbname=bloomkit_regress \
+      $(sed -n 's/^REGRESS = //p' "$ROOT/postgres/Makefile") ||
+      { cat "$ROOT/build/postgres-regress/regression.diffs" >&2 2>/dev/null; exit 1; }
+    say "pytest: postgres/tests (CLI and Python byte identity, parallel aggregates, faults, README)"
+    BLOOMKIT_CLI="$ROOT/build/release/bloomkit" "$ROOT/build/venv/bin/python" -m pytest -q -p no:cacheprovider \
+      "$ROOT/postgres/tests"
+  ) || rc=$?
+  [ "$rc" -eq 5 ] && { echo "postgres: pytest collected no tests" >&2; return 1; }
+  return "$rc"
+}
+
 cmd_test() {
   setup_core
   start_background_setup
@@ -321,6 +375,7 @@ cmd_test() {
   step fuzz test_fuzz
   step web test_web
   step interop test_interop
+  step postgres test_postgres
   echo
   if [ "$FAILED" -ne 0 ]; then
     echo "failed steps: ${FAILED_STEPS[*]}"
@@ -357,6 +412,11 @@ cmd_install() {
     *":$prefix/bin:"*) ;;
     *) echo "add it to PATH: export PATH=\"$prefix/bin:\$PATH\"" ;;
   esac
+}
+
+cmd_install_postgres() {
+  install_postgres_extension
+  echo "installed: CREATE EXTENSION bloomkit; in any database of PostgreSQL 15 (docs/POSTGRES.md)"
 }
 
 cmd_bench() {
@@ -403,11 +463,12 @@ cmd_test_gpu() {
 case "${1:-}" in
   demo) shift; cmd_demo "$@" ;;
   install) shift; cmd_install "$@" ;;
+  install-postgres) shift; cmd_install_postgres ;;
   test) shift; cmd_test "$@" ;;
   test-gpu) shift; cmd_test_gpu "$@" ;;
   setup) shift; setup_core; setup_fuzz; setup_web; setup_interop ;;
   build) shift; setup_core; build_preset "${1:-release}" ;;
   bench) shift; cmd_bench "$@" ;;
   serve) shift; cmd_serve "$@" ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
 esac
