@@ -283,8 +283,10 @@ pq::write_options write_options_from(const parquet_options& o) {
     w.sizing = sizing::parquet_writer::arrow_cpp;
   } else if (o.sizing == "arrow_rs") {
     w.sizing = sizing::parquet_writer::arrow_rs;
+  } else if (o.sizing == "fold") {
+    w.fold = true;
   } else {
-    throw usage_error("--sizing must be duckdb, arrow_cpp or arrow_rs, got '" + o.sizing + "'");
+    throw usage_error("--sizing must be duckdb, arrow_cpp, arrow_rs or fold, got '" + o.sizing + "'");
   }
   return w;
 }
@@ -366,7 +368,10 @@ void register_parquet(CLI::App& app, command_table& table) {
   write->add_option("--column", o->column, "the column's name (default value)");
   write->add_option("--row-group-rows", o->row_group_rows, "rows per row group (default 1048576)");
   write->add_option("--fpr,--fpp", o->fpp, "false-positive rate each filter is sized for (default 0.01; --fpp is Parquet's name)");
-  write->add_option("--sizing", o->sizing, "whose size rounding: duckdb (default), arrow_cpp, arrow_rs");
+  write->add_option("--sizing", o->sizing,
+                    "how each filter is sized: for the row group's distinct values with duckdb's (default), arrow_cpp's "
+                    "or arrow_rs's rounding, or fold: sized for the row group's rows, filled, then halved while the "
+                    "estimated FPR stays at or under --fpp (no distinct count needed; usually the smallest)");
   write->add_flag("--hex", o->hex, "lines are the exact value bytes in hex");
 
   table.emplace_back(group, [o, list, probe, extract, encode, write]() -> int {

@@ -138,6 +138,12 @@ struct write_options {
   std::uint64_t row_group_rows = 1 << 20;  ///< rows per row group (the last may have fewer), >= 1
   double fpp = 0.01;                       ///< target false-positive rate of each filter
   sizing::parquet_writer sizing = sizing::parquet_writer::duckdb;  ///< whose size rounding to use
+  /// Size by folding instead of by distinct count: each filter starts at the
+  /// size arrow-rs picks for as many distinct values as the row group has
+  /// rows (a power of two), takes the values, then folds
+  /// (split_block_bloom::fold_to) while its estimated FPR stays at or under
+  /// fpp. Needs no distinct count; `sizing` is then unused.
+  bool fold = false;
   std::string created_by = "bloomkit version 0.1.0";
 };
 
@@ -217,7 +223,7 @@ inline std::size_t fixed_width(const column_spec& c) {
 /// gives: plain encoding without a length prefix) in one REQUIRED column,
 /// split into row groups of options.row_group_rows, each with a split-block
 /// Bloom filter sized for that row group's distinct values as
-/// options.sizing's writer sizes it. Throws errc::invalid_argument for a value
+/// options.sizing's writer sizes it, or by folding (options.fold). Throws errc::invalid_argument for a value
 /// of the wrong width, row_group_rows 0, an fpp outside (0, 1), or a row group
 /// whose page would exceed 2 GiB; errc::unsupported for BOOLEAN.
 inline std::vector<std::byte> write_file(const column_spec& column, std::span<const std::vector<std::byte>> values,
@@ -268,7 +274,7 @@ inline std::vector<std::byte> write_file(const column_spec& column, std::span<co
         bloomkit::detail::store_le(data.data() + at, static_cast<std::uint32_t>(v.size()));
       }
       data.insert(data.end(), v.begin(), v.end());
-      distinct.insert(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
+      if (!options.fold) distinct.insert(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
     }
     bloomkit::detail::require(data.size() <= static_cast<std::size_t>(INT32_MAX) - 64, errc::invalid_argument,
                               "a row group's page would exceed 2 GiB; use fewer rows per row group");
@@ -291,8 +297,10 @@ inline std::vector<std::byte> write_file(const column_spec& column, std::span<co
     out.insert(out.end(), data.begin(), data.end());
     info.chunk_size = static_cast<std::int64_t>(page_header.size() + data.size());
 
-    split_block_bloom filter = parquet_sized_split_block(distinct.size(), options.fpp, options.sizing);
+    split_block_bloom filter = options.fold ? parquet_sized_split_block(info.rows, options.fpp, sizing::parquet_writer::arrow_rs)
+                                            : parquet_sized_split_block(distinct.size(), options.fpp, options.sizing);
     for (std::size_t i = first; i < last; ++i) filter.insert(values[i]);
+    if (options.fold) filter.fold_to(options.fpp);
     info.filter = encode_bloom_filter_header(filter.size_in_bytes());
     const auto bitset = to_parquet_bitset(filter.view());
     info.filter.insert(info.filter.end(), bitset.begin(), bitset.end());
