@@ -80,8 +80,8 @@ TEST(CliFold, ParquetWriteSizingFold) {
   for (std::size_t rg = 0; rg < 3; ++rg) {
     const auto f = file.bloom_filter(rg, 0);
     ASSERT_TRUE(f.has_value());
-    // Sized for 1000 rows by arrow-rs's rule, then folded to 1 %.
-    auto expected = bloomkit::parquet_sized_split_block(1000, 0.01, bloomkit::sizing::parquet_writer::arrow_rs);
+    // Sized to hold 1000 distinct values at 1 % (a power of two), then folded.
+    auto expected = pq::foldable_filter(1000, 0.01);
     for (int i = 0; i < 1000; ++i) expected.insert(pq::encode_value(file.metadata().columns[0], std::to_string(rg * 1000 + i)));
     expected.fold_to(0.01);
     EXPECT_EQ(bloomkit::to_parquet_bitset(f->filter.view()), bloomkit::to_parquet_bitset(expected.view()));

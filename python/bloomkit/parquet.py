@@ -68,6 +68,15 @@ def filter_from_bitset(bitset: Any) -> SplitBlockBloom:
     return _p.filter_from_bitset(bitset)
 
 
+def foldable_filter(max_ndv: int, fpp: float = 0.01) -> SplitBlockBloom:
+    """An empty filter to fill and then fold to `fpp` (SplitBlockBloom.folded): twice the smallest
+    power-of-two block count that holds `max_ndv` distinct values at `fpp` by the true split-block
+    FPR (bloomkit.sizing.split_block_fpr; the doubling is a margin, since one filter's bits can
+    land a little above the expected FPR), at most 2**22 blocks (128 MiB, the largest bitset
+    Parquet readers accept). Hash: XXH64 seed 0."""
+    return _p.foldable_filter(max_ndv, fpp)
+
+
 # Arrow types whose Parquet physical type is INT32 although they are narrower: their plain
 # encoding is the value widened to 4 bytes (sign- or zero-extended, as the writer stores it).
 _WIDEN_TO_INT32 = {"int8", "int16", "uint8", "uint16"}
@@ -78,10 +87,10 @@ def filter_for_column(values: Any, fpp: float = 0.01, writer: str = "fold",
     """The filter for a column chunk holding `values` (a pyarrow Array or ChunkedArray; nulls are
     not stored), holding the XXH64 of each value's plain encoding.
 
-    writer='fold' (default): no distinct count needed. The filter starts at the size arrow-rs picks
-    for `ndv` distinct values (default: as many as there are values) at `fpp`, a power of two, takes
-    the values, then folds (SplitBlockBloom.folded) to the smallest size whose estimated FPR stays
-    at or under `fpp`. writer='duckdb', 'arrow_cpp' or 'arrow_rs': sized as that writer sizes it for
+    writer='fold' (default): no distinct count needed. The filter starts at
+    foldable_filter(ndv, fpp) (`ndv` an upper bound on the distinct values, default the
+    number of values; a power of two of blocks), takes the values, then folds
+    (SplitBlockBloom.folded) to the smallest size whose estimated FPR stays at or under `fpp`. writer='duckdb', 'arrow_cpp' or 'arrow_rs': sized as that writer sizes it for
     `ndv` distinct values (default: counted), so the bitset equals the writer's byte for byte.
     BOOLEAN columns are refused (writers store no filter for them)."""
     import pyarrow as pa
@@ -99,7 +108,7 @@ def filter_for_column(values: Any, fpp: float = 0.01, writer: str = "fold",
     if writer == "fold":
         if ndv is None:
             ndv = len(values) - values.null_count
-        f = SplitBlockBloom.parquet_sized(max(int(ndv), 1), fpp, "arrow_rs")
+        f = foldable_filter(max(int(ndv), 1), fpp)
         f.add_many(values)
         return f.folded(fpp)
     if ndv is None:
@@ -121,8 +130,9 @@ def plain_values(values: Any, column: Any) -> Any:
 
     INT32 / INT64: the integer (for dates, times and timestamps the stored count; for decimals the
     unscaled value) as 4 / 8 little-endian bytes, narrower integers widened by their signedness;
-    FLOAT / DOUBLE: the IEEE bits; BYTE_ARRAY: the bytes; FIXED_LEN_BYTE_ARRAY: the bytes (decimals
-    as the unscaled value, big-endian two's complement of the column's width); INT96: nanoseconds
+    FLOAT / DOUBLE: the IEEE bits; BYTE_ARRAY: the bytes (decimals as the unscaled value in the fewest
+    big-endian two's complement bytes); FIXED_LEN_BYTE_ARRAY: the bytes (decimals as the unscaled
+    value, big-endian two's complement of the column's width); INT96: nanoseconds
     of the day (8 bytes) then the Julian day (4 bytes), little-endian. UnsupportedError for
     BOOLEAN and for types this mapping does not cover (nothing is guessed)."""
     import numpy as np
@@ -173,12 +183,16 @@ def plain_values(values: Any, column: Any) -> Any:
     if physical == "BYTE_ARRAY":
         if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
             return values.cast(pa.binary())
+        if pa.types.is_decimal(t):  # the unscaled value in the fewest big-endian two's complement bytes
+            def minimal(v: int) -> bytes:
+                return v.to_bytes(((v if v >= 0 else ~v).bit_length() + 8) // 8, "big", signed=True)
+            return pa.array([minimal(unscaled(v)) for v in values.to_pylist()], pa.binary())
         raise _bloomkit.UnsupportedError(f"column {column.path}: BYTE_ARRAY read as {t} is not mapped to plain bytes")
     if physical == "FIXED_LEN_BYTE_ARRAY":
         width = int(column.length)
         if pa.types.is_decimal(t):
             return pa.array([unscaled(v).to_bytes(width, "big", signed=True) for v in values.to_pylist()], pa.binary())
-        if isinstance(t, pa.ExtensionType):
+        if isinstance(t, pa.BaseExtensionType):
             values = values.storage
             t = values.type
         if pa.types.is_fixed_size_binary(t):
@@ -205,7 +219,8 @@ def add_filters(path: PathLike, output: PathLike, columns: Optional[Iterable[str
     of `path` before its footer (pages, dictionaries, column and offset indexes, filters already
     there) is copied unchanged; the new filters follow, then the footer with their
     bloom_filter_offset / bloom_filter_length. A chunk that has a filter keeps it unless
-    `replace`. Each filter is sized by folding (filter_for_column's writer='fold') over the chunk's
+    `replace`. Each filter starts at foldable_filter(the chunk's values, fpp) and is folded
+    to `fpp` (as filter_for_column's writer='fold') over the chunk's
     values as pyarrow decodes them, hashed by the column's physical type (plain_values). Written
     atomically: on any error nothing is written. UnsupportedError for encrypted files, codecs or
     types pyarrow or plain_values cannot read; InvalidArgumentError for unknown columns.
@@ -254,7 +269,7 @@ def add_filters(path: PathLike, output: PathLike, columns: Optional[Iterable[str
             raise _bloomkit.UnsupportedError(f"{path}, row group {rg}: pyarrow cannot decode it: {e}") from e
         for n in todo:
             raw = plain_values(table.column(n), schema.column(leaves[n]))
-            f = SplitBlockBloom.parquet_sized(max(len(raw), 1), fpp, "arrow_rs")
+            f = foldable_filter(max(len(raw), 1), fpp)
             f.add_many(raw)
             f = f.folded(fpp)
             placements.append((rg, leaves[n], f.to_parquet_bitset()))
@@ -304,7 +319,7 @@ def _main(argv: Optional[list[str]] = None) -> int:
 
 
 __all__ = ["row_groups", "read_filter", "probe", "skippable_row_groups", "plain_encode",
-           "filter_from_bitset", "filter_for_column", "plain_values", "add_filters"]
+           "filter_from_bitset", "filter_for_column", "foldable_filter", "plain_values", "add_filters"]
 
 
 if __name__ == "__main__":

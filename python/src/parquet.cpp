@@ -159,6 +159,11 @@ void bind_parquet(nb::module_& m) {
       "Writes `output` as `input` with each (row_group, column_index, parquet_bitset) filter added\n"
       "(parquet::write_with_filters): data copied byte for byte, atomic, nothing written on error.");
   p.def(
+      "foldable_filter",
+      [](std::uint64_t max_ndv, double fpp) { return py_filter<split_block_bloom>(parquet::foldable_filter(max_ndv, fpp)); },
+      "max_ndv"_a, "fpp"_a = 0.01,
+      "An empty SplitBlockBloom to fill and then fold to `fpp` (parquet::foldable_filter).");
+  p.def(
       "filter_from_bitset",
       [](nb::handle bitset) {
         Py_buffer view;
