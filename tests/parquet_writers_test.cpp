@@ -177,4 +177,54 @@ TEST(ParquetWriters, ArrowRsFoldedSizesPredicted) {
   std::printf("arrow-rs folded sizes predicted for %zu chunks\n", checked);
 }
 
+TEST(ParquetWriters, ArrowRsFoldedFiltersByteIdentical) {
+  // bloomkit's own fold: every arrow-rs filter rebuilt at arrow-rs's initial
+  // size and folded with fold_to(fpp, fold_estimate::mean_fill) (arrow-rs's
+  // rule) is byte-identical to the file's filter, header included. With the
+  // per-block estimate (bloomkit's default) the folded size is recorded
+  // against arrow-rs's: it never folds further than the target allows, so it
+  // is the same size or larger, and its estimate meets the target.
+  std::size_t identical = 0, same_size = 0, larger = 0, smaller = 0;
+  for (const char* name : {"arrow_rs", "arrow_rs_defaults"}) {
+    std::ifstream in(material_dir() / (std::string(name) + ".values.json"));
+    ASSERT_TRUE(in) << "no arrow-rs material (" << name << ".values.json) in " << material_dir();
+    const json sidecar = json::parse(in);
+    const fs::path path = material_dir() / sidecar["file"].get<std::string>();
+    pq::reader file(path);
+    const auto bytes = bloomkit::test::read_file_bytes(path);
+    const auto ndv = sidecar["arrow_rs_sizing"]["ndv"].get<std::uint64_t>();
+    const auto fpp = sidecar["arrow_rs_sizing"]["fpp"].get<double>();
+    const std::uint64_t initial = bloomkit::sizing::parquet_writer_bytes(ndv, fpp, bloomkit::sizing::parquet_writer::arrow_rs);
+    for (const auto& chunk : sidecar["chunks"]) {
+      if (!chunk["filter"].get<bool>()) continue;
+      const auto rg = chunk["row_group"].get<std::size_t>();
+      const std::size_t c = file.column_index(chunk["column"].get<std::string>());
+      SCOPED_TRACE(std::string(name) + " row group " + std::to_string(rg) + " column " + chunk["column"].get<std::string>());
+      bloomkit::split_block_bloom big(bloomkit::block_filter_params{initial / 32, 8, 1, fpp, bloomkit::parquet_hash_spec});
+      for (const auto& hex : chunk["values"]) {
+        const std::string h = hex.get<std::string>();
+        big.insert(pq::encode_hex(file.metadata().columns[c], h == "-" ? "" : h));
+      }
+      bloomkit::split_block_bloom ours = big;
+      big.fold_to(fpp, bloomkit::fold_estimate::mean_fill);
+      ours.fold_to(fpp);
+      const auto stored = file.bloom_filter(rg, c);
+      ASSERT_TRUE(stored.has_value());
+      const auto encoded = pq::encode_bloom_filter(big.view());
+      ASSERT_LE(stored->offset + encoded.size(), bytes.size());
+      EXPECT_TRUE(std::equal(encoded.begin(), encoded.end(), bytes.begin() + static_cast<std::ptrdiff_t>(stored->offset)))
+          << "bloomkit's mean_fill fold differs from arrow-rs's filter";
+      identical += std::equal(encoded.begin(), encoded.end(), bytes.begin() + static_cast<std::ptrdiff_t>(stored->offset));
+      EXPECT_LE(ours.estimated_fpr(), fpp);
+      const auto theirs = static_cast<std::uint64_t>(stored->header.num_bytes);
+      same_size += ours.size_in_bytes() == theirs;
+      larger += ours.size_in_bytes() > theirs;
+      smaller += ours.size_in_bytes() < theirs;
+    }
+  }
+  EXPECT_GT(identical, 40u);
+  std::printf("arrow-rs: %zu folded filters byte-identical; bloomkit's per-block fold: %zu same size, %zu larger, %zu smaller\n",
+              identical, same_size, larger, smaller);
+}
+
 }  // namespace

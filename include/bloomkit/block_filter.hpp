@@ -49,6 +49,22 @@ struct block_filter_params {
   friend bool operator==(const block_filter_params&, const block_filter_params&) = default;
 };
 
+/// How block_filter::fold_to() estimates the false-positive rate of a folded
+/// filter before it folds (docs/MATH.md, "Folding a block filter").
+enum class fold_estimate {
+  /// The folded bits' own FPR: the mean over the folded blocks of each
+  /// block's pass probability (estimated_fpr() of the result, computed
+  /// without building it). Exact for those bits under a uniform hash.
+  per_block,
+  /// arrow-rs's rule (parquet crate 60, Sbbf::fold_to_target_fpp): from the
+  /// set-bit fraction f of the unfolded filter, j folds give fill
+  /// 1 - (1 - f)^(2^j) and FPR fill^k. It predicts from one global fraction
+  /// and ignores uneven block loads, so it usually estimates lower than
+  /// per_block and folds as far or further; use it to fold exactly as
+  /// arrow-rs does.
+  mean_fill,
+};
+
 namespace detail {
 
 /// What a block layout must provide. `set` / `test` see only the hash's low
@@ -465,6 +481,35 @@ void require_same_shape(const block_filter_params& a, const block_filter_params&
 
 namespace detail {
 
+/// x^k by binary exponentiation: for k = 8, ((x^2)^2)^2, the same three
+/// roundings as arrow-rs's f64::powi(8), so mean_fill folds at the same
+/// boundary to the last bit (std::pow rounds once, differently).
+inline double power_by_squaring(double x, std::uint32_t k) noexcept {
+  double result = 1.0;
+  while (k > 0) {
+    if (k & 1U) result *= x;
+    x *= x;
+    k >>= 1;
+  }
+  return result;
+}
+
+/// Throws errc::invalid_argument unless a filter of `blocks` blocks can be
+/// folded to blocks / 2. The block index is ((h >> 32) * n) >> 32
+/// (block_index). For even n = 2m, floor(x * 2m / 2^32) >> 1 equals
+/// floor(x * m / 2^32) for every x, so a key in block i of the n-block filter
+/// is in block i >> 1 of the m-block one, and the in-block bits come from the
+/// hash's low half alone: OR-ing block 2i with 2i+1 gives exactly the m-block
+/// filter of the same keys. For odd n no such pairing exists (n = 3: x just
+/// above 2^32 / 2 is in block 1 of 3 but block 1 of 2, not 1 >> 1 = 0), so
+/// folding would lose keys; it is refused.
+inline void require_foldable(std::string_view name, std::uint64_t blocks) {
+  require(blocks >= 2 && blocks % 2 == 0, errc::invalid_argument,
+          std::string(name) + ": cannot fold " + std::to_string(blocks) + " block" + (blocks == 1 ? "" : "s") +
+              " to half: folding needs an even block count (the block index ((h >> 32) * n) >> 32 halves "
+              "exactly only for even n)");
+}
+
 /// Throws `code` unless `blocks` holds exactly params.blocks blocks (views,
 /// loading constructors and codecs all call it).
 template <block_policy P>
@@ -564,6 +609,22 @@ class block_filter_reader : public query_facade<D> {
     double total = 0.0;
     for (const auto& block : self().blocks()) total += P::block_fpr(block, self().params().k);
     return total / static_cast<double>(self().params().blocks);
+  }
+
+  /// estimated_fpr() of the filter fold() would make (pairs of blocks ORed),
+  /// computed without building it. errc::invalid_argument unless the block
+  /// count is even (see block_filter::fold). O(size).
+  [[nodiscard]] double folded_fpr() const {
+    const std::uint64_t blocks = self().params().blocks;
+    detail::require_foldable(P::name, blocks);
+    const auto all = self().blocks();
+    double total = 0.0;
+    for (std::uint64_t i = 0; i < blocks; i += 2) {
+      typename P::block_type pair = all[i];
+      P::merge(pair, all[i + 1]);
+      total += P::block_fpr(pair, self().params().k);
+    }
+    return total / static_cast<double>(blocks / 2);
   }
 
   /// The model FPR for the design point (capacity keys), from sizing.
@@ -779,6 +840,65 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     accuracy_ = count_accuracy::exact;
   }
 
+  /// Halves the filter: block i becomes the OR of blocks 2i and 2i + 1. The
+  /// result is bit for bit the filter of blocks() / 2 blocks built from the
+  /// same keys (detail::require_foldable gives the proof), so no key is lost
+  /// and every reader of the layout reads it as an ordinary filter.
+  /// capacity, target_fpr and inserted() are kept. errc::invalid_argument
+  /// (and nothing changes) unless the block count is even.
+  block_filter& fold() {
+    detail::require_foldable(P::name, params_.blocks);
+    fold_levels(1);
+    return *this;
+  }
+
+  /// Folds as often as the estimated FPR of the result stays at or below
+  /// `target_fpr` (the smallest filter reached by repeated halving that
+  /// meets it) and returns the number of folds made. Stops at an odd block
+  /// count (one block for a power of two). `estimate` picks the rule:
+  /// fold_estimate::per_block (the folded bits' own FPR, docs/MATH.md) or
+  /// fold_estimate::mean_fill (arrow-rs's, for byte-identity with it). After
+  /// at least one fold, target_fpr() becomes `target_fpr`. Throws
+  /// errc::invalid_argument (nothing changes) unless target_fpr is in (0, 1).
+  std::uint32_t fold_to(double target_fpr, fold_estimate estimate = fold_estimate::per_block) {
+    detail::require(target_fpr > 0.0 && target_fpr < 1.0, errc::invalid_argument,
+                    std::string(P::name) + ": fold target FPR " + std::to_string(target_fpr) + " is not in (0, 1)");
+    std::uint32_t levels = 0;
+    if (estimate == fold_estimate::mean_fill) {
+      const double fill = this->fill_ratio();
+      double clear_fraction = 1.0 - fill;  // (1 - f)^(2^levels)
+      for (std::uint64_t blocks = params_.blocks; blocks >= 2 && blocks % 2 == 0; blocks /= 2) {
+        clear_fraction *= clear_fraction;
+        if (detail::power_by_squaring(1.0 - clear_fraction, params_.k) > target_fpr) break;
+        ++levels;
+      }
+      if (levels > 0) fold_levels(levels);
+    } else {
+      // One level at a time in place: each step's estimate needs the bits of
+      // the previous fold. The storage shrinks once, at the end.
+      std::uint64_t blocks = params_.blocks;
+      while (blocks >= 2 && blocks % 2 == 0) {
+        double total = 0.0;
+        for (std::uint64_t i = 0; i < blocks; i += 2) {
+          block_type pair = blocks_[i];
+          P::merge(pair, blocks_[i + 1]);
+          total += P::block_fpr(pair, params_.k);
+        }
+        if (total / static_cast<double>(blocks / 2) > target_fpr) break;
+        for (std::uint64_t i = 0; i < blocks / 2; ++i) {  // writes i only after reading 2i, 2i + 1 >= i
+          block_type pair = blocks_[2 * i];
+          P::merge(pair, blocks_[2 * i + 1]);
+          blocks_[i] = pair;
+        }
+        blocks /= 2;
+        ++levels;
+      }
+      if (levels > 0) shrink_to(blocks);
+    }
+    if (levels > 0) params_.target_fpr = target_fpr;
+    return levels;
+  }
+
   /// A read-only view of this filter (valid while it lives and is unchanged in size).
   [[nodiscard]] view_type view() const noexcept {
     return view_type(detail::trusted, params_, blocks_, inserted_, accuracy_);
@@ -804,6 +924,28 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   // build_parallel (parallel_build.hpp) writes the blocks directly, each
   // thread its own block range, and adds to inserted_ after joining them.
   friend struct detail::parallel_build_access;
+
+  // Folds `levels` times in one pass (groups of 2^levels adjacent blocks
+  // ORed; the caller checked every level's block count is even).
+  void fold_levels(std::uint32_t levels) {
+    const std::uint64_t group = std::uint64_t{1} << levels;
+    const std::uint64_t target = params_.blocks / group;
+    for (std::uint64_t i = 0; i < target; ++i) {
+      block_type merged = blocks_[i * group];
+      for (std::uint64_t j = 1; j < group; ++j) P::merge(merged, blocks_[i * group + j]);
+      blocks_[i] = merged;  // i <= i * group: the group was read before
+    }
+    shrink_to(target);
+  }
+  // Keeps the first `blocks` blocks in storage of that size (allocated as a
+  // new filter's is) and records the count.
+  void shrink_to(std::uint64_t blocks) {
+    std::vector<block_type> smaller;
+    detail::assign_or_fail(smaller, blocks, block_type{}, "a folded " + std::string(P::name));
+    std::copy(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(blocks), smaller.begin());
+    blocks_ = std::move(smaller);
+    params_.blocks = blocks;
+  }
 
   block_filter_params params_;
   std::vector<block_type> blocks_;

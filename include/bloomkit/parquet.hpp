@@ -22,6 +22,8 @@
 //                                decode_bloom_filter_header, encode_bloom_filter_header)
 //   parquet/values.hpp    text -> the bytes Parquet hashes (encode_value, encode_hex)
 //   parquet/writer.hpp    a minimal one-column file writer (write_file)
+//   parquet/footer_rewrite.hpp  the footer re-encoded with new filter offsets (rewrite_footer_filters),
+//                                for write_with_filters
 //
 // Untrusted files: every offset and length is checked against the file's size
 // before it is read or anything is allocated for it; failures are
@@ -30,6 +32,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cerrno>
 #include <cstdint>
@@ -42,6 +45,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/file_io.hpp"
+#include "bloomkit/parquet/footer_rewrite.hpp"
 #include "bloomkit/parquet/metadata.hpp"
 #include "bloomkit/parquet/values.hpp"
 #include "bloomkit/parquet/writer.hpp"
@@ -143,6 +148,13 @@ class reader {
   [[nodiscard]] const file_metadata& metadata() const noexcept { return metadata_; }
   [[nodiscard]] std::uint64_t file_size() const noexcept { return size_; }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// Where the footer (FileMetaData) starts: everything before it is data,
+  /// page indexes and filters.
+  [[nodiscard]] std::uint64_t footer_start() const noexcept { return footer_start_; }
+  /// The footer's bytes (FileMetaData, Thrift compact), as stored.
+  [[nodiscard]] std::vector<std::byte> footer_bytes() { return read_at(footer_start_, size_ - 8 - footer_start_); }
+  /// `length` bytes at `offset`; errc::truncated past the end of the file.
+  [[nodiscard]] std::vector<std::byte> bytes_at(std::uint64_t offset, std::uint64_t length) { return read_at(offset, length); }
 
   /// The index of the leaf column called `name`: its dotted path ("a.b.c")
   /// or, if unambiguous, its last path element. errc::invalid_argument,
@@ -304,5 +316,71 @@ class reader {
   std::uint64_t footer_start_ = 0;
   file_metadata metadata_;
 };
+
+/// A new filter for one column chunk (write_with_filters).
+struct chunk_filter {
+  std::size_t row_group = 0;
+  std::size_t column = 0;
+  split_block_bloom filter{block_filter_params{1, 8, 1, 0.01, parquet_hash_spec}};
+};
+
+/// Writes `output` as `input` with filters added: every byte of `input`
+/// before its footer (pages, dictionaries, column and offset indexes, any
+/// filters already there) copied unchanged, then each new filter (canonical
+/// BloomFilterHeader + bitset) in the order given, then the footer with
+/// those chunks' bloom_filter_offset and bloom_filter_length pointing at
+/// them (rewrite_footer_filters; a chunk's old filter, if any, stays in the
+/// file unreferenced), its length and "PAR1". Written atomically
+/// (atomic_file_writer): on any error nothing is written. Throws
+/// errc::invalid_argument for input == output, a row group or column out of
+/// range, or two filters for one chunk; errc::mismatch for a filter that
+/// does not hash with XXH64 seed 0; errc::unsupported for encrypted footers
+/// or chunks; the reader's errors for a file that is not valid Parquet.
+inline void write_with_filters(const std::filesystem::path& input, const std::filesystem::path& output,
+                               std::span<const chunk_filter> filters) {
+  std::error_code same_error;
+  if (std::filesystem::exists(output) && std::filesystem::equivalent(input, output, same_error)) {
+    throw error(errc::invalid_argument, "the output " + output.string() + " is the input; write a new file");
+  }
+  reader file(input);
+  const auto& meta = file.metadata();
+  std::vector<std::vector<std::byte>> encoded;
+  std::vector<filter_placement> placements;
+  std::uint64_t at = file.footer_start();
+  for (const auto& f : filters) {
+    bloomkit::detail::require(f.row_group < meta.row_groups.size() && f.column < meta.columns.size(),
+                              errc::invalid_argument,
+                              file.name() + ": no row group " + std::to_string(f.row_group) + " / column " +
+                                  std::to_string(f.column));
+    encoded.push_back(encode_bloom_filter(f.filter.view()));
+    bloomkit::detail::require(encoded.back().size() <= static_cast<std::size_t>(INT32_MAX), errc::invalid_argument,
+                              "a filter over 2 GiB does not fit bloom_filter_length");
+    placements.push_back(filter_placement{f.row_group, f.column, static_cast<std::int64_t>(at),
+                                          static_cast<std::int32_t>(encoded.back().size())});
+    at += encoded.back().size();
+  }
+  std::vector<std::byte> footer;
+  try {
+    footer = rewrite_footer_filters(file.footer_bytes(), placements);
+  } catch (const error& e) {
+    throw error(e.code(), file.name() + ": " + e.what());
+  }
+  bloomkit::detail::require(footer.size() <= UINT32_MAX, errc::invalid_argument, "the new footer exceeds 4 GiB");
+  // Re-read the new footer as any reader would: the rewrite must decode.
+  (void)decode_file_metadata(footer);
+
+  atomic_file_writer out{output};
+  constexpr std::uint64_t chunk = 1 << 20;
+  for (std::uint64_t offset = 0; offset < file.footer_start(); offset += chunk) {
+    out.write(file.bytes_at(offset, std::min(chunk, file.footer_start() - offset)));
+  }
+  for (const auto& bytes : encoded) out.write(bytes);
+  out.write(footer);
+  std::array<std::byte, 8> tail{};
+  bloomkit::detail::store_le(tail.data(), static_cast<std::uint32_t>(footer.size()));
+  for (std::size_t i = 0; i < 4; ++i) tail[4 + i] = static_cast<std::byte>(magic[i]);
+  out.write(tail);
+  out.commit();
+}
 
 }  // namespace bloomkit::parquet

@@ -29,6 +29,54 @@ sizing::parquet_writer parse_writer(std::string_view name) {
   throw_invalid("writer must be \"duckdb\", \"arrow_cpp\" or \"arrow_rs\", got \"" + std::string(name) + "\"");
 }
 
+fold_estimate parse_estimate(std::string_view name) {
+  if (name == "per_block") return fold_estimate::per_block;
+  if (name == "mean_fill" || name == "arrow_rs") return fold_estimate::mean_fill;
+  throw_invalid("estimate must be \"per_block\" or \"mean_fill\" (arrow-rs's rule), got \"" + std::string(name) + "\"");
+}
+
+/// folded(fpp) and fold() for the block layouts (block_filter::fold_to, fold).
+template <class F, class Class>
+void bind_fold(Class& cls) {
+  using W = py_filter<F>;
+  cls.def(
+         "folded",
+         [](nb::handle py_self, double fpp, std::string_view estimate) {
+           const fold_estimate rule = parse_estimate(estimate);
+           nb::object copy = py_self.attr("copy")();
+           W& w = nb::cast<W&>(copy);
+           {
+             const auto lock = w.write_lock();
+             w.writable().fold_to(fpp, rule);
+           }
+           return same_class_result<W>{copy};
+         },
+         "fpp"_a, nb::kw_only(), "estimate"_a = "per_block",
+         "A copy halved (block 2i ORed with 2i+1, exactly the filter of half the blocks) as often as its\n"
+         "estimated FPR stays at or under `fpp`: the smallest filter reached by halving that meets it. Stops\n"
+         "at an odd block count. estimate='per_block' (default) uses the folded bits' own FPR;\n"
+         "'mean_fill' is arrow-rs's rule (for its exact bytes). ValueError for fpp outside (0, 1).")
+      .def(
+          "fold",
+          [](nb::handle py_self) {
+            W& w = nb::cast<W&>(py_self);
+            {
+              const auto lock = w.write_lock();
+              w.writable().fold();
+            }
+            return same_class_result<W>{nb::borrow(py_self)};
+          },
+          "Halve this filter in place (block 2i ORed with 2i+1); returns it. ValueError (and no change)\n"
+          "for an odd block count, where halving would lose keys.")
+      .def_prop_ro(
+          "folded_fpr",
+          [](const W& self) {
+            const auto lock = self.read_lock();
+            return self.read([](const auto& f) { return f.folded_fpr(); });
+          },
+          "estimated_fpr of the filter fold() would make (ValueError for an odd block count).");
+}
+
 constexpr const char* split_block_doc =
     "SplitBlockBloom(capacity, fpr=0.01, *, hash='xxh64', hash_seed=0)\n\n"
     "Apache Parquet's split-block Bloom filter, bit for bit: 256-bit blocks of eight 32-bit words, one bit\n"
@@ -67,8 +115,9 @@ constexpr const char* scalable_doc =
 void bind_filters(nb::module_& m) {
   {
     using W = py_filter<split_block_bloom>;
-    bind_kind<split_block_bloom>(m, split_block_doc)
-        .def_static(
+    auto cls = bind_kind<split_block_bloom>(m, split_block_doc);
+    bind_fold<split_block_bloom>(cls);
+    cls.def_static(
             "with_blocks",
             [](std::uint64_t num_blocks, std::optional<std::uint64_t> capacity, double fpr, std::string_view hash,
                std::uint64_t hash_seed) {
@@ -107,8 +156,9 @@ void bind_filters(nb::module_& m) {
             },
             "The bitset as a Parquet file stores it (32 bytes a block, words little-endian).");
   }
-  bind_kind<blocked_bloom>(m, blocked_doc)
-      .def_static(
+  auto blocked_cls = bind_kind<blocked_bloom>(m, blocked_doc);
+  bind_fold<blocked_bloom>(blocked_cls);
+  blocked_cls.def_static(
           "with_blocks",
           [](std::uint64_t num_blocks, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
              std::string_view hash, std::uint64_t hash_seed) {

@@ -132,6 +132,38 @@ void bind_parquet(nb::module_& m) {
       },
       "path"_a, "column"_a, "value"_a);
   p.def(
+      "write_with_filters",
+      [](nb::handle input, nb::handle output, nb::handle placements) {
+        std::vector<parquet::chunk_filter> filters;
+        for (nb::handle item : nb::iter(placements)) {
+          const auto t = nb::cast<nb::tuple>(item);
+          if (t.size() != 3) throw nb::type_error("a placement is (row_group, column_index, parquet_bitset)");
+          Py_buffer view;
+          if (PyObject_GetBuffer(t[2].ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+          const std::span<const std::byte> bytes(static_cast<const std::byte*>(view.buf), static_cast<std::size_t>(view.len));
+          try {
+            filters.push_back(parquet::chunk_filter{nb::cast<std::size_t>(t[0]), nb::cast<std::size_t>(t[1]),
+                                                    parquet::filter_from_bitset(bytes)});
+          } catch (...) {
+            PyBuffer_Release(&view);
+            throw;
+          }
+          PyBuffer_Release(&view);
+        }
+        const auto in = fs_path(input);
+        const auto out = fs_path(output);
+        nb::gil_scoped_release release;
+        parquet::write_with_filters(in, out, filters);
+      },
+      "input"_a, "output"_a, "placements"_a,
+      "Writes `output` as `input` with each (row_group, column_index, parquet_bitset) filter added\n"
+      "(parquet::write_with_filters): data copied byte for byte, atomic, nothing written on error.");
+  p.def(
+      "foldable_filter",
+      [](std::uint64_t max_ndv, double fpp) { return py_filter<split_block_bloom>(parquet::foldable_filter(max_ndv, fpp)); },
+      "max_ndv"_a, "fpp"_a = 0.01,
+      "An empty SplitBlockBloom to fill and then fold to `fpp` (parquet::foldable_filter).");
+  p.def(
       "filter_from_bitset",
       [](nb::handle bitset) {
         Py_buffer view;

@@ -15,6 +15,7 @@ void register_commands(CLI::App& app) {
   register_query(app, table());
   register_info(app, table());
   register_set_ops(app, table());
+  register_fold(app, table());
   register_remove(app, table());
   register_dedupe(app, table());
   register_parquet(app, table());

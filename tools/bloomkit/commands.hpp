@@ -50,5 +50,6 @@ void register_set_ops(CLI::App& app, command_table& table);  // merge and inters
 void register_parquet(CLI::App& app, command_table& table);  // parquet list/probe/extract/encode/write
 void register_remove(CLI::App& app, command_table& table);   // counting and cuckoo filters
 void register_dedupe(CLI::App& app, command_table& table);   // streaming uniq by test-and-add
+void register_fold(CLI::App& app, command_table& table);     // halve block filters down to a target FPR
 
 }  // namespace bloomkit::cli

@@ -10,16 +10,25 @@
 //   encode FILTER -o OUT                  a bloomkit split_block_bloom (XXH64 seed 0) as the
 //                                         BloomFilterHeader + bitset a Parquet writer embeds
 //   write KEYS -o OUT.parquet --type T    a one-column Parquet file with a filter per row group
+//   add-filters IN -o OUT [--columns a,b] [--fpp P] [--replace]
+//                                         IN with folded filters added, data copied byte for byte:
+//                                         runs `python3 -m bloomkit.parquet add-filters` (the
+//                                         values are decoded by pyarrow; see run_add_filters)
 //
 // Values are converted from text as the column's logical type says (DATE as
 // YYYY-MM-DD, DECIMAL with its scale, UUID canonical, ...; the table is in
 // include/bloomkit/parquet/values.hpp); --hex takes the exact bytes.
 // Exit codes as everywhere: 0 ok, 1 usage, 2 bad data (the message names the
 // file, row group, column or value).
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +62,8 @@ struct parquet_options {
   double fpp = 0.01;
   bool hex = false;
   bool json = false;
+  std::string columns;  ///< add-filters: comma-separated
+  bool replace = false;
 };
 
 std::string type_words(const pq::column_descriptor& c) { return pq::describe(c); }
@@ -275,6 +286,40 @@ int run_encode(const parquet_options& o) {
   return exit_ok;
 }
 
+/// add-filters needs every value of each column chunk decoded: PLAIN,
+/// dictionary and the other encodings, under snappy, zstd, gzip, lz4 or
+/// brotli, and every logical type's physical form. pyarrow's reader does all
+/// of that and is tested against every writer, so the command runs the
+/// Python package's add_filters (bloomkit.parquet) in `$BLOOMKIT_PYTHON`
+/// (default python3) in place of this process; its exit code is the
+/// command's (0, 1 usage, 2 data). The footer rewrite and the atomic write
+/// are this library's (parquet::write_with_filters), reached through the
+/// extension module.
+int run_add_filters(const parquet_options& o) {
+  if (!(o.fpp > 0.0 && o.fpp < 1.0)) throw usage_error("--fpp must be in (0, 1)");
+  check_output(o.output, {o.file});
+  const char* env = std::getenv("BLOOMKIT_PYTHON");
+  const std::string python = env != nullptr && *env != '\0' ? env : "python3";
+  char fpp[32];
+  std::snprintf(fpp, sizeof fpp, "%.17g", o.fpp);
+  std::vector<std::string> args = {python, "-m", "bloomkit.parquet", "add-filters", o.file, "-o", o.output, "--fpp", fpp};
+  if (!o.columns.empty()) {
+    args.push_back("--columns");
+    args.push_back(o.columns);
+  }
+  if (o.replace) args.push_back("--replace");
+  if (o.json) args.push_back("--json");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::execvp(argv[0], argv.data());
+  throw error(errc::unsupported, "parquet add-filters runs bloomkit's Python package (" + python +
+                                     " -m bloomkit.parquet), and " + python + " could not be started (" +
+                                     std::strerror(errno) + "); install the package or set BLOOMKIT_PYTHON");
+}
+
 pq::write_options write_options_from(const parquet_options& o) {
   pq::write_options w;
   if (o.row_group_rows == 0) throw usage_error("--row-group-rows must be at least 1");
@@ -286,8 +331,10 @@ pq::write_options write_options_from(const parquet_options& o) {
     w.sizing = sizing::parquet_writer::arrow_cpp;
   } else if (o.sizing == "arrow_rs") {
     w.sizing = sizing::parquet_writer::arrow_rs;
+  } else if (o.sizing == "fold") {
+    w.fold = true;
   } else {
-    throw usage_error("--sizing must be duckdb, arrow_cpp or arrow_rs, got '" + o.sizing + "'");
+    throw usage_error("--sizing must be duckdb, arrow_cpp, arrow_rs or fold, got '" + o.sizing + "'");
   }
   return w;
 }
@@ -369,16 +416,32 @@ void register_parquet(CLI::App& app, command_table& table) {
   write->add_option("--column", o->column, "the column's name (default value)");
   write->add_option("--row-group-rows", o->row_group_rows, "rows per row group (default 1048576)");
   write->add_option("--fpr,--fpp", o->fpp, "false-positive rate each filter is sized for (default 0.01; --fpp is Parquet's name)");
-  write->add_option("--sizing", o->sizing, "whose size rounding: duckdb (default), arrow_cpp, arrow_rs");
+  write->add_option("--sizing", o->sizing,
+                    "how each filter is sized: for the row group's distinct values with duckdb's (default), arrow_cpp's "
+                    "or arrow_rs's rounding, or fold: sized for the row group's rows, filled, then halved while the "
+                    "estimated FPR stays at or under --fpp (no distinct count needed; usually the smallest)");
   write->add_flag("--hex", o->hex, "lines are the exact value bytes in hex");
 
-  table.emplace_back(group, [o, list, probe, extract, encode, write]() -> int {
+  CLI::App* add = group->add_subcommand("add-filters", "Add folded Bloom filters to a Parquet file without rewriting its data");
+  add->add_option("file", o->file, "the Parquet file")->required();
+  add->add_option("-o,--output", o->output, "the Parquet file to write (appears only when complete)")->required();
+  add->add_option("--columns", o->columns, "comma-separated columns (default: every non-BOOLEAN column)");
+  add->add_option("--fpp,--fpr", o->fpp, "the highest estimated false-positive rate each filter is folded to (default 0.01)");
+  add->add_flag("--replace", o->replace, "replace filters the file already has (kept by default)");
+  add->add_flag("--json", o->json, "one JSON object per column chunk on stdout");
+  add->footer(
+      "Example:\n  bloomkit parquet add-filters events.parquet -o events.bf.parquet --columns user_id,day\n\n"
+      "Every page, dictionary and index is copied byte for byte; the filters go after the data and the footer\n"
+      "is rewritten to point at them. Runs bloomkit's Python package (pyarrow decodes the values):\n"
+      "$BLOOMKIT_PYTHON (default python3) -m bloomkit.parquet add-filters ...");
+  table.emplace_back(group, [o, list, probe, extract, encode, write, add]() -> int {
+    if (add->parsed()) return run_add_filters(*o);
     if (list->parsed()) return run_list(*o);
     if (probe->parsed()) return run_probe(*o);
     if (extract->parsed()) return run_extract(*o);
     if (encode->parsed()) return run_encode(*o);
     if (write->parsed()) return run_write(*o);
-    throw usage_error("parquet: give a subcommand (list, probe, extract, encode, write)");
+    throw usage_error("parquet: give a subcommand (list, probe, extract, encode, write, add-filters)");
   });
 }
 

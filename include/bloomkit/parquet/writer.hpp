@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -133,11 +134,33 @@ inline column_spec column_for_type(std::string_view type_name, std::string colum
   return c;
 }
 
+/// A zeroed split_block_bloom to fill and then fold (fold_to) down to `fpp`:
+/// twice the smallest power-of-two block count that holds `max_ndv` distinct
+/// values at `fpp` by the true split-block FPR (sizing::split_block_fpr), at
+/// most 2^22 blocks (128 MiB, the largest bitset Parquet readers accept).
+/// The doubling is a margin: split_block_fpr is the expected FPR, and one
+/// filter's own bits can land a little above it (1.015 % at 1 % seen with
+/// 1,500 distinct strings), which would stop fold_to before its first fold
+/// with the target missed; one power of two more leaves room, and folding
+/// takes it back when it is not needed. A power of two folds all the way
+/// down to one block. Hash: XXH64 seed 0.
+inline split_block_bloom foldable_filter(std::uint64_t max_ndv, double fpp) {
+  const std::uint64_t ndv = std::max<std::uint64_t>(max_ndv, 1);
+  const std::uint64_t blocks = std::min<std::uint64_t>(2 * std::bit_ceil(sizing::split_block_blocks_for(ndv, fpp)),
+                                                       std::uint64_t{1} << 22);
+  return split_block_bloom(block_filter_params{blocks, 8, ndv, fpp, parquet_hash_spec});
+}
+
 /// How write_file lays out and sizes the file.
 struct write_options {
   std::uint64_t row_group_rows = 1 << 20;  ///< rows per row group (the last may have fewer), >= 1
   double fpp = 0.01;                       ///< target false-positive rate of each filter
   sizing::parquet_writer sizing = sizing::parquet_writer::duckdb;  ///< whose size rounding to use
+  /// Size by folding instead of by distinct count: each filter starts at
+  /// foldable_filter(the row group's rows, fpp), takes the values, then folds
+  /// (split_block_bloom::fold_to) while its estimated FPR stays at or under
+  /// fpp. Needs no distinct count; `sizing` is then unused.
+  bool fold = false;
   std::string created_by = "bloomkit version 0.1.0";
 };
 
@@ -217,7 +240,7 @@ inline std::size_t fixed_width(const column_spec& c) {
 /// gives: plain encoding without a length prefix) in one REQUIRED column,
 /// split into row groups of options.row_group_rows, each with a split-block
 /// Bloom filter sized for that row group's distinct values as
-/// options.sizing's writer sizes it. Throws errc::invalid_argument for a value
+/// options.sizing's writer sizes it, or by folding (options.fold). Throws errc::invalid_argument for a value
 /// of the wrong width, row_group_rows 0, an fpp outside (0, 1), or a row group
 /// whose page would exceed 2 GiB; errc::unsupported for BOOLEAN.
 inline std::vector<std::byte> write_file(const column_spec& column, std::span<const std::vector<std::byte>> values,
@@ -268,7 +291,7 @@ inline std::vector<std::byte> write_file(const column_spec& column, std::span<co
         bloomkit::detail::store_le(data.data() + at, static_cast<std::uint32_t>(v.size()));
       }
       data.insert(data.end(), v.begin(), v.end());
-      distinct.insert(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
+      if (!options.fold) distinct.insert(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
     }
     bloomkit::detail::require(data.size() <= static_cast<std::size_t>(INT32_MAX) - 64, errc::invalid_argument,
                               "a row group's page would exceed 2 GiB; use fewer rows per row group");
@@ -291,8 +314,10 @@ inline std::vector<std::byte> write_file(const column_spec& column, std::span<co
     out.insert(out.end(), data.begin(), data.end());
     info.chunk_size = static_cast<std::int64_t>(page_header.size() + data.size());
 
-    split_block_bloom filter = parquet_sized_split_block(distinct.size(), options.fpp, options.sizing);
+    split_block_bloom filter = options.fold ? foldable_filter(info.rows, options.fpp)
+                                            : parquet_sized_split_block(distinct.size(), options.fpp, options.sizing);
     for (std::size_t i = first; i < last; ++i) filter.insert(values[i]);
+    if (options.fold) filter.fold_to(options.fpp);
     info.filter = encode_bloom_filter_header(filter.size_in_bytes());
     const auto bitset = to_parquet_bitset(filter.view());
     info.filter.insert(info.filter.end(), bitset.begin(), bitset.end());
