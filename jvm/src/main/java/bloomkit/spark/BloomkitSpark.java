@@ -52,8 +52,18 @@ public final class BloomkitSpark {
    */
   public static SplitBlockBloom build(Dataset<Row> df, String column, long blocks, long capacity, double fpr,
       int depth) {
+    return build(df, column, blocks, capacity, fpr, depth, true);
+  }
+
+  /**
+   * {@link #build(Dataset, String, long, long, double, int)}, with the column's key type
+   * recorded in the filter ({@code recordKeyType}, format version 5) or not (an untyped
+   * filter whose keys hash the same bytes, as bloomkit writers before key types wrote it).
+   */
+  public static SplitBlockBloom build(Dataset<Row> df, String column, long blocks, long capacity, double fpr,
+      int depth, boolean recordKeyType) {
     final SparkKeys.Reader reader = reader(df, column);
-    final HashSpec hash = HashSpec.PARQUET.withKeys(reader.keyType);
+    final HashSpec hash = recordKeyType ? HashSpec.PARQUET.withKeys(reader.keyType) : HashSpec.PARQUET;
     final SplitBlockBloom empty = new SplitBlockBloom(blocks, capacity, fpr, hash);  // checks the parameters here
     final JavaRDD<SplitBlockBloom> parts = keyRows(df, column).mapPartitions(rows -> {
       final SplitBlockBloom f = new SplitBlockBloom(blocks, capacity, fpr, hash);
@@ -68,8 +78,9 @@ public final class BloomkitSpark {
   }
 
   /** {@link #build(Dataset, String, long, long, double, int)} as file bytes (for PySpark). */
-  public static byte[] buildBytes(Dataset<Row> df, String column, long blocks, long capacity, double fpr, int depth) {
-    return build(df, column, blocks, capacity, fpr, depth).toBytes();
+  public static byte[] buildBytes(Dataset<Row> df, String column, long blocks, long capacity, double fpr, int depth,
+      boolean recordKeyType) {
+    return build(df, column, blocks, capacity, fpr, depth, recordKeyType).toBytes();
   }
 
   /**
@@ -92,9 +103,15 @@ public final class BloomkitSpark {
     return parts.treeReduce(Kmv::merge, 2);
   }
 
-  /** The sketch of {@link #countDistinct} as its hashes, ascending as unsigned numbers (for PySpark). */
-  public static long[] countDistinctHashes(Dataset<Row> df, String column) {
-    return countDistinct(df, column).hashes();
+  /**
+   * The sketch of {@link #countDistinct} as its hashes, ascending as unsigned numbers, each
+   * 8 bytes little-endian (for PySpark: numpy.frombuffer(b, "<u8")).
+   */
+  public static byte[] countDistinctSketch(Dataset<Row> df, String column) {
+    final long[] h = countDistinct(df, column).hashes();
+    final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(h.length * 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    b.asLongBuffer().put(h);
+    return b.array();
   }
 
   /**
