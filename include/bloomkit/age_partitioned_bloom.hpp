@@ -169,6 +169,7 @@ inline void validate(const age_partitioned_bloom_params& p) {
   require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
           prefix + "target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
   require(is_known(p.hash.algorithm), errc::invalid_argument, prefix + "unknown hash algorithm");
+  require(is_known(p.hash.keys), errc::invalid_argument, prefix + "unknown key type");
   require(p.probes == apbf_probes::double_hashing || p.probes == apbf_probes::independent, errc::invalid_argument,
           prefix + "unknown probe scheme " + std::to_string(static_cast<std::uint32_t>(p.probes)));
   require(p.time_unit == apbf_time_unit::unspecified || (p.time_unit == apbf_time_unit::seconds && p.generation_time != 0),
@@ -677,6 +678,14 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
 
   [[nodiscard]] age_partitioned_bloom_view view() const noexcept {
     return age_partitioned_bloom_view(detail::trusted, params_, words_, state_);
+  }
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "age_partitioned_bloom");
   }
   [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }

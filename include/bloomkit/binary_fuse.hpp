@@ -180,6 +180,7 @@ inline void validate(const binary_fuse_params& p, const param_check& check) {
         "= " + std::to_string(p.fingerprint_bits) + " is not 8 or 16");
   check(p.arity == 3 || p.arity == 4, "arity", "= " + std::to_string(p.arity) + " is not 3 or 4");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  check(is_known(p.hash.keys), "key_type", "is not a known key type");
   if (p.keys == 0) {
     check(p.segment_length == 0 && p.segment_count == 0, "segment_length",
           "must be 0 with segment_count 0 in an empty filter (keys = 0)");
@@ -372,6 +373,14 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
   /// A read-only view of this filter (valid while it lives).
   [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, fingerprints_); }
 
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "binary_fuse");
+  }
   [[nodiscard]] const binary_fuse_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const F> fingerprints() const noexcept { return fingerprints_; }
   /// Construction attempts the last build needed (1 = first seed worked).
@@ -600,6 +609,14 @@ class binary_fuse : public detail::binary_fuse_any_reader<binary_fuse> {
   [[nodiscard]] view_type view() const noexcept {
     if (const auto* f8 = std::get_if<binary_fuse8>(&impl_)) return f8->view();
     return std::get<binary_fuse16>(impl_).view();
+  }
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    std::visit([type](auto& f) { f.adopt_key_type(type); }, impl_);
   }
   [[nodiscard]] const binary_fuse_params& params() const noexcept {
     return std::visit([](const auto& f) -> const binary_fuse_params& { return f.params(); }, impl_);

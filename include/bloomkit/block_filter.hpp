@@ -448,6 +448,7 @@ void validate_params(const block_filter_params& p, const param_check& check = {P
   check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
   check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }
 
 /// Throws errc::mismatch naming the first field where two filters differ.
@@ -457,7 +458,7 @@ void require_same_shape(const block_filter_params& a, const block_filter_params&
   require(a.blocks == b.blocks, errc::mismatch,
           prefix + "block counts differ (" + std::to_string(a.blocks) + " vs " + std::to_string(b.blocks) + ")");
   require(a.k == b.k, errc::mismatch, prefix + "k differs (" + std::to_string(a.k) + " vs " + std::to_string(b.k) + ")");
-  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+  require_same_hash(a.hash, b.hash, prefix);
 }
 
 }  // namespace detail
@@ -783,6 +784,14 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     return view_type(detail::trusted, params_, blocks_, inserted_, accuracy_);
   }
 
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, P::name);
+  }
   [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
   /// Insert calls counted (duplicates included; merges add).

@@ -101,6 +101,7 @@ inline void validate(const counting_bloom_params& p, const param_check& check = 
   check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
   check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }
 
 inline void require_same_shape(const counting_bloom_params& a, const counting_bloom_params& b,
@@ -109,7 +110,7 @@ inline void require_same_shape(const counting_bloom_params& a, const counting_bl
   require(a.counters == b.counters, errc::mismatch,
           prefix + "counter counts differ (" + std::to_string(a.counters) + " vs " + std::to_string(b.counters) + ")");
   require(a.k == b.k, errc::mismatch, prefix + "k differs (" + std::to_string(a.k) + " vs " + std::to_string(b.k) + ")");
-  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+  require_same_hash(a.hash, b.hash, prefix);
 }
 
 /// A key's k counter indices with, for each, how many times the key probes
@@ -458,6 +459,14 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     return counting_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
   }
 
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "counting_bloom");
+  }
   [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
   /// Whether inserted() is a count, an upper bound (after intersect) or an estimate.

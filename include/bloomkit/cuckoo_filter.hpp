@@ -151,6 +151,7 @@ inline void validate(const cuckoo_filter_params& p) {
   require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
           "cuckoo_filter: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
   require(is_known(p.hash.algorithm), errc::invalid_argument, "cuckoo_filter: unknown hash algorithm");
+  require(is_known(p.hash.keys), errc::invalid_argument, "cuckoo_filter: unknown key type");
 }
 
 /// The expected FPR of a table at load `alpha` with f-bit fingerprints: each
@@ -654,6 +655,14 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
 
   [[nodiscard]] cuckoo_filter_view view() const noexcept {
     return cuckoo_filter_view(detail::trusted, params_, words_, stored_, victim_);
+  }
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "cuckoo_filter");
   }
   [[nodiscard]] const cuckoo_filter_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }

@@ -155,8 +155,10 @@ inline any_filter load(std::istream& in) {
 
 /// The Filter stored in `bytes` (an owning filter type). Throws
 /// errc::mismatch if the file holds another kind, errc::hash_mismatch if
-/// `expected_hash` is given and differs from the stored hash_spec, and
-/// whatever load() throws for bad bytes.
+/// `expected_hash` is given and names another algorithm or seed than the
+/// stored hash_spec, errc::mismatch if it names a key type other than the
+/// stored one (an unspecified expected key type accepts any), and whatever
+/// load() throws for bad bytes.
 template <serializable_filter Filter>
 Filter load_as(std::span<const std::byte> bytes, const std::optional<hash_spec>& expected_hash = {}) {
   using codec = format_codec<Filter>;
@@ -240,6 +242,7 @@ inline file_info inspect(std::span<const std::byte> bytes) {
   info.kind = file.head.kind();
   info.version = file.head.version;
   info.hash = file.head.hash;
+  info.key_type = file.head.hash.keys;
   info.inserted = file.head.inserted;
   info.inserted_accuracy = file.head.accuracy;
   info.capacity = file.head.capacity;

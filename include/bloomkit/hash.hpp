@@ -35,7 +35,11 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +53,7 @@
 #include "bloomkit/detail/fixed_hash.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/key_type.hpp"
 
 namespace bloomkit {
 
@@ -65,17 +70,40 @@ enum class hash_algorithm : std::uint8_t {
 /// cryptographic use. `splitmix64 g(seed); g()` gives the next value.
 using detail::splitmix64;
 
-/// Which hash a filter was built with. A filter refuses to be queried,
-/// merged or loaded as another hash_spec (error code hash_mismatch/mismatch).
+/// Which hash a filter was built with, and what its keys are. A filter
+/// refuses to be queried, merged or loaded as another hash (error code
+/// hash_mismatch/mismatch); `keys` (key_type.hpp, docs/KEYS.md) decides how
+/// hash_key turns a key into bytes: `unspecified` hashes every key's own
+/// canonical bytes, as bloomkit always did; any other type converts the key
+/// into that type's bytes or refuses it with errc::mismatch.
 struct hash_spec {
   hash_algorithm algorithm = hash_algorithm::xxh3_64;
   std::uint64_t seed = 0;
+  key_type keys = key_type::unspecified;
 
   friend constexpr bool operator==(const hash_spec&, const hash_spec&) = default;
 };
 
-/// The hash every Parquet split-block Bloom filter uses: XXH64 with seed 0.
-inline constexpr hash_spec parquet_hash_spec{hash_algorithm::xxh64, 0};
+/// True when `a` and `b` compute the same hash of the same bytes (algorithm
+/// and seed), whatever their key types: for checks about the hash function
+/// alone (a Parquet filter's XXH64 seed 0, a loader's expected hash).
+constexpr bool same_hash_function(const hash_spec& a, const hash_spec& b) noexcept {
+  return a.algorithm == b.algorithm && a.seed == b.seed;
+}
+
+namespace detail {
+/// The merge / intersect check of two filters' hash_specs: errc::mismatch
+/// "<prefix>hash specs differ" for another algorithm or seed, and one naming
+/// both key types for another key type. `prefix` names the operation.
+inline void require_same_hash(const hash_spec& a, const hash_spec& b, const std::string& prefix) {
+  if (!same_hash_function(a, b)) [[unlikely]] throw error(errc::mismatch, prefix + "hash specs differ");
+  require_same_key_type(a.keys, b.keys, prefix);
+}
+}  // namespace detail
+
+/// The hash every Parquet split-block Bloom filter uses: XXH64 with seed 0
+/// (key type unspecified; a column's filter records its physical type).
+inline constexpr hash_spec parquet_hash_spec{hash_algorithm::xxh64, 0, key_type::unspecified};
 
 /// "xxh64" or "xxh3_64"; "unknown" for a value no release defines.
 constexpr std::string_view to_string(hash_algorithm algorithm) noexcept {
@@ -243,12 +271,300 @@ inline std::uint64_t hash_fixed_key(const K& k, hash_spec spec) {
 
 }  // namespace detail
 
-/// The 64-bit hash of `k`'s canonical bytes under `spec`. 4- and 8-byte
-/// integers, float and double are hashed from their value (same result as
-/// hashing their canonical bytes, detail/fixed_hash.hpp); other keys go
-/// through their bytes.
+namespace detail {
+
+/// What a C++ key is, for the conversions of docs/KEYS.md ("What converts").
+enum class key_source : std::uint8_t { bytes, signed_integer, unsigned_integer, boolean, float32, float64 };
+
+/// The value a user type's bloomkit_key_bytes hook gives, recursively: the
+/// key whose source class (and conversion) a user type has.
+template <class T>
+struct key_beneath {
+  using type = T;
+};
+template <class T>
+  requires has_user_key_bytes<T>
+struct key_beneath<T> {
+  using type = typename key_beneath<std::remove_cvref_t<decltype(bloomkit_key_bytes(std::declval<const T&>()))>>::type;
+};
+template <class T>
+using key_beneath_t = typename key_beneath<std::remove_cvref_t<T>>::type;
+
+/// The source class of a key type that is not a user type.
+template <class T>
+constexpr key_source source_of() noexcept {
+  if constexpr (std::is_same_v<T, bool>) return key_source::boolean;
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return key_source::signed_integer;
+  else if constexpr (std::is_integral_v<T>) return key_source::unsigned_integer;
+  else if constexpr (std::is_same_v<T, float>) return key_source::float32;
+  else if constexpr (std::is_same_v<T, double>) return key_source::float64;
+  else return key_source::bytes;
+}
+
+/// How a key of class `from` (of `width` bytes) reaches a filter of type `to`:
+///   same_bytes  its own canonical bytes are already the type's bytes (no conversion)
+///   widen       a conversion that every value survives (an int16 into int64)
+///   checked     a conversion only some values survive (an int64 into int32)
+///   refused     no value converts (text into int64)
+enum class key_conversion : std::uint8_t { same_bytes, widen, checked, refused };
+
+constexpr key_conversion conversion(key_source from, std::size_t width, key_type to) noexcept {
+  constexpr auto same_bytes = key_conversion::same_bytes, widen = key_conversion::widen,
+                 checked = key_conversion::checked, refused = key_conversion::refused;
+  switch (to) {
+    case key_type::unspecified: return same_bytes;
+    case key_type::bytes: return from == key_source::bytes ? same_bytes : refused;
+    case key_type::int64:
+      switch (from) {
+        case key_source::signed_integer:
+        case key_source::unsigned_integer: return width == 8 ? same_bytes : widen;
+        case key_source::boolean: return widen;
+        case key_source::float32:
+        case key_source::float64: return checked;
+        case key_source::bytes: return refused;
+      }
+      return refused;
+    case key_type::int32:
+      switch (from) {
+        case key_source::signed_integer:
+        case key_source::unsigned_integer: return width == 4 ? same_bytes : width < 4 ? widen : checked;
+        case key_source::boolean: return widen;
+        case key_source::float32:
+        case key_source::float64: return checked;
+        case key_source::bytes: return refused;
+      }
+      return refused;
+    case key_type::float64:
+      switch (from) {
+        case key_source::signed_integer:
+        case key_source::unsigned_integer: return width <= 4 ? widen : checked;
+        case key_source::float32: return widen;
+        case key_source::float64: return same_bytes;
+        case key_source::boolean:
+        case key_source::bytes: return refused;
+      }
+      return refused;
+    case key_type::float32:
+      switch (from) {
+        case key_source::signed_integer:
+        case key_source::unsigned_integer: return width <= 2 ? widen : checked;
+        case key_source::float32: return same_bytes;
+        case key_source::float64: return checked;
+        case key_source::boolean:
+        case key_source::bytes: return refused;
+      }
+      return refused;
+    case key_type::timestamp_us:
+    case key_type::date32: return refused;  // no C++ key is a date or an instant (docs/KEYS.md)
+  }
+  return refused;
+}
+
+/// conversion() for the C++ key type K.
+template <class K>
+constexpr key_conversion conversion_of(key_type to) noexcept {
+  using T = key_beneath_t<K>;
+  return conversion(source_of<T>(), source_of<T>() == key_source::bytes ? 0 : sizeof(T), to);
+}
+
+/// The name of K's class in a mismatch message: "int32", "uint8", "bool",
+/// "float32 (float)", "float64 (double)", "bytes (a string or byte container)".
+template <class K>
+std::string key_source_name() {
+  using T = key_beneath_t<K>;
+  constexpr key_source from = source_of<T>();
+  switch (from) {
+    case key_source::bytes: return "bytes (a string or byte container)";
+    case key_source::boolean: return "bool";
+    case key_source::signed_integer: return "int" + std::to_string(8 * sizeof(T));
+    case key_source::unsigned_integer: return "uint" + std::to_string(8 * sizeof(T));
+    case key_source::float32: return "float32 (float)";
+    case key_source::float64: return "float64 (double)";
+  }
+  return "an unknown key";
+}
+
+/// The errc::mismatch error of a key that does not convert into `to`: the
+/// whole class (`value` empty) or one value of it.
+template <class K>
+[[noreturn]] void refuse_key(key_type to, const std::string& value = {}) {
+  std::string message = "the filter holds " + std::string(to_string(to)) + " keys; got " + key_source_name<K>();
+  if (!value.empty()) message += " value " + value + ", which does not convert exactly into " + std::string(to_string(to));
+  throw error(errc::mismatch, message);
+}
+
+/// A number's text for refuse_key (%.17g for floats: exact, and within
+/// what every C++ library this project targets can print).
+template <class T>
+std::string key_value_text(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "true" : "false";
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(v);
+  } else {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", static_cast<double>(v));
+    return text;
+  }
+}
+
+/// The IEEE-754 bits of a float (U = uint32_t) or double (U = uint64_t);
+/// memcpy rather than std::bit_cast, which the playground's libc++ lacks.
+template <class U, class F>
+inline U bits_of(F value) noexcept {
+  static_assert(sizeof(U) == sizeof(F));
+  U bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+/// The number beneath a key: the key itself, or what its user type's
+/// bloomkit_key_bytes hook gives, recursively (numbers only).
+template <class K>
+constexpr key_beneath_t<K> value_beneath(const K& k) {
+  if constexpr (has_user_key_bytes<std::remove_cvref_t<K>>) return value_beneath(bloomkit_key_bytes(k));
+  else return k;
+}
+
+/// The bytes of `v` converted into the fixed-width type `to` as the
+/// little-endian value of key_width(to) bytes, or nullopt when the value
+/// does not convert exactly (docs/KEYS.md's table). T is an integer, bool,
+/// float or double, and conversion(T, to) is neither same_bytes for a
+/// bytes or unspecified type nor refused.
+template <class T>
+std::optional<std::uint64_t> convert_number(T v, key_type to) noexcept {
+  constexpr double two_63 = 9223372036854775808.0;
+  constexpr double two_31 = 2147483648.0;
+  // An integral floating value in [lo, hi), as an int64.
+  const auto integral_in = [](double d, double lo, double hi) -> std::optional<std::int64_t> {
+    if (!(d >= lo && d < hi) || std::trunc(d) != d) return std::nullopt;
+    return static_cast<std::int64_t>(d);
+  };
+  switch (to) {
+    case key_type::int64:
+      if constexpr (std::is_same_v<T, bool>) return v ? 1U : 0U;
+      else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+      else if constexpr (std::is_integral_v<T>) return static_cast<std::uint64_t>(v);
+      else {
+        const auto i = integral_in(static_cast<double>(v), -two_63, two_63);
+        if (!i) return std::nullopt;
+        return static_cast<std::uint64_t>(*i);
+      }
+    case key_type::int32:
+      // Integers that fit in 32 bits, read as signed or unsigned: values of
+      // 2^31 or more keep their bit pattern, as uint32 keys do (docs/KEYS.md).
+      if constexpr (std::is_same_v<T, bool>) return v ? 1U : 0U;
+      else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+        const auto i = static_cast<std::int64_t>(v);
+        if (i < -2147483648LL || i > 4294967295LL) return std::nullopt;
+        return static_cast<std::uint32_t>(i);
+      } else if constexpr (std::is_integral_v<T>) {
+        if (static_cast<std::uint64_t>(v) > 0xFFFFFFFFULL) return std::nullopt;
+        return static_cast<std::uint32_t>(v);
+      } else {
+        const auto i = integral_in(static_cast<double>(v), -two_31, two_31);
+        if (!i) return std::nullopt;
+        return static_cast<std::uint32_t>(*i);
+      }
+    case key_type::float64:
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        constexpr std::uint64_t limit = std::uint64_t{1} << 53;
+        if constexpr (std::is_signed_v<T>) {
+          const auto i = static_cast<std::int64_t>(v);
+          if (i < -static_cast<std::int64_t>(limit) || i > static_cast<std::int64_t>(limit)) return std::nullopt;
+        } else if (static_cast<std::uint64_t>(v) > limit) {
+          return std::nullopt;
+        }
+        return bits_of<std::uint64_t>(static_cast<double>(v));
+      } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        return bits_of<std::uint64_t>(static_cast<double>(v));
+      } else {
+        return std::nullopt;
+      }
+    case key_type::float32:
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        constexpr std::int64_t limit = std::int64_t{1} << 24;
+        if constexpr (std::is_signed_v<T>) {
+          const auto i = static_cast<std::int64_t>(v);
+          if (i < -limit || i > limit) return std::nullopt;
+        } else if (static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(limit)) {
+          return std::nullopt;
+        }
+        return bits_of<std::uint32_t>(static_cast<float>(v));
+      } else if constexpr (std::is_same_v<T, float>) {
+        return bits_of<std::uint32_t>(v);
+      } else if constexpr (std::is_same_v<T, double>) {
+        // Exactly a float32: narrowing and widening back gives the same bits.
+        const float f = static_cast<float>(v);
+        if (bits_of<std::uint64_t>(static_cast<double>(f)) != bits_of<std::uint64_t>(v)) return std::nullopt;
+        return bits_of<std::uint32_t>(f);
+      } else {
+        return std::nullopt;
+      }
+    case key_type::unspecified:
+    case key_type::bytes:
+    case key_type::timestamp_us:
+    case key_type::date32: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The hash of the key `k` converted into spec.keys, which is not
+/// unspecified and for which K's bytes are not already the type's bytes.
+/// Throws errc::mismatch (naming both types) for a key that does not convert.
+template <class K>
+std::uint64_t hash_converted_key(const K& k, hash_spec spec) {
+  using T = std::remove_cvref_t<K>;
+  if constexpr (has_user_key_bytes<T>) {
+    return hash_converted_key(bloomkit_key_bytes(k), spec);
+  } else if constexpr (source_of<T>() == key_source::bytes) {
+    refuse_key<T>(spec.keys);  // bytes convert only into bytes, which keeps them as they are
+  } else {
+    if (conversion_of<T>(spec.keys) == key_conversion::refused) refuse_key<T>(spec.keys);
+    const std::optional<std::uint64_t> v = convert_number(k, spec.keys);
+    if (!v) refuse_key<T>(spec.keys, key_value_text(k));
+    if (key_width(spec.keys) == 8) return hash_fixed_key(*v, spec);
+    return hash_fixed_key(static_cast<std::uint32_t>(*v), spec);
+  }
+}
+
+}  // namespace detail
+
+/// Throws errc::mismatch unless every key of keys[0, n) converts into
+/// spec.keys: once for the whole batch when K's class decides it, key by key
+/// only for conversions that some values fail (an int64 into int32). The
+/// keyed batches (insert_keys, may_contain_keys) call it before they change
+/// anything; bindings call it before their own batch loops.
+template <class K>
+void require_keys_convert(const K* keys, std::size_t n, hash_spec spec) {
+  using T = std::remove_cvref_t<K>;
+  switch (detail::conversion_of<T>(spec.keys)) {
+    case detail::key_conversion::same_bytes:
+    case detail::key_conversion::widen: return;
+    case detail::key_conversion::refused: detail::refuse_key<T>(spec.keys);
+    case detail::key_conversion::checked:
+      if constexpr (detail::source_of<detail::key_beneath_t<T>>() != detail::key_source::bytes) {
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto v = detail::value_beneath(keys[i]);
+          if (!detail::convert_number(v, spec.keys)) detail::refuse_key<T>(spec.keys, detail::key_value_text(v));
+        }
+      }
+      return;
+  }
+}
+
+/// The 64-bit hash of `k` under `spec`. With spec.keys unspecified, of k's
+/// canonical bytes (hash.hpp's top comment); with a key type, of k converted
+/// into that type's bytes by docs/KEYS.md's table (every integer widened
+/// into int64, float into float64, ...), or errc::mismatch naming both types
+/// for a key that does not convert exactly. 4- and 8-byte integers, float
+/// and double are hashed from their value (same result as hashing their
+/// canonical bytes, detail/fixed_hash.hpp); other keys go through their bytes.
 template <key K>
 std::uint64_t hash_key(const K& k, hash_spec spec) {
+  if (detail::conversion_of<std::remove_cvref_t<K>>(spec.keys) != detail::key_conversion::same_bytes) [[unlikely]] {
+    return detail::hash_converted_key(k, spec);
+  }
   if constexpr (detail::fixed_width_key<std::remove_cvref_t<K>>) {
     return detail::hash_fixed_key(k, spec);
   } else {

@@ -916,9 +916,36 @@ namespace bloomkit {
 /// calls of the kinds that declare keyed_batches_in_tiles
 /// (detail/facade.hpp) find it by argument-dependent lookup on hash_spec.
 /// Same hashes as hash_key.
+///
+/// With a key type (spec.keys), the keys convert as hash_key converts them:
+/// K's class is checked once for the batch; keys whose bytes are already the
+/// type's (8-byte integers into int64, strings into bytes) take the same
+/// path as untyped keys; narrower integers and floats are widened a chunk at
+/// a time into 8-byte values for the same lanes; the rest convert key by
+/// key. Throws errc::mismatch (naming both types) at the first key that does
+/// not convert, having written only hashes of the keys before it.
 template <key K>
 inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
   using V = std::remove_cv_t<K>;
+  const detail::key_conversion conversion = detail::conversion_of<V>(spec.keys);
+  if (conversion != detail::key_conversion::same_bytes) [[unlikely]] {
+    if (conversion == detail::key_conversion::refused) detail::refuse_key<V>(spec.keys);
+    if constexpr (std::is_arithmetic_v<V>) {
+      if (conversion == detail::key_conversion::widen && key_width(spec.keys) == 8) {
+        // Every value converts: widen a chunk into 8-byte values, hash them in lanes.
+        constexpr std::size_t chunk = 256;
+        std::uint64_t wide[chunk];
+        for (std::size_t at = 0; at < n; at += chunk) {
+          const std::size_t m = std::min(chunk, n - at);
+          for (std::size_t i = 0; i < m; ++i) wide[i] = *detail::convert_number(keys[at + i], spec.keys);
+          detail::hash_keys(active_kernel(), static_cast<const std::uint64_t*>(wide), m, spec, out + at);
+        }
+        return;
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
+    return;
+  }
   if constexpr (detail::batch_hashable_key<V>) {
     detail::hash_keys(active_kernel(), keys, n, spec, out);
   } else if constexpr (std::is_arithmetic_v<V>) {

@@ -80,7 +80,7 @@ inline split_block_bloom filter_from_bitset(std::span<const std::byte> bitset) {
 /// BloomFilterHeader followed by the bitset. Throws errc::mismatch unless the
 /// filter hashes with XXH64 seed 0 (a Parquet reader would compute other hashes).
 inline std::vector<std::byte> encode_bloom_filter(const split_block_bloom_view& filter) {
-  bloomkit::detail::require(filter.hash() == parquet_hash_spec, errc::mismatch,
+  bloomkit::detail::require(same_hash_function(filter.hash(), parquet_hash_spec), errc::mismatch,
                             "a Parquet Bloom filter must hash with XXH64 seed 0; this filter uses " +
                                 std::string(to_string(filter.hash().algorithm)) + " seed " +
                                 std::to_string(filter.hash().seed));

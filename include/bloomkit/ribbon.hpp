@@ -561,6 +561,7 @@ inline void validate(const ribbon_params& p, const param_check& check = {"ribbon
   check(p.result_bits >= 1 && p.result_bits <= 16, "result_bits",
         "= " + std::to_string(p.result_bits) + " is not in [1, 16]");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  check(is_known(p.hash.keys), "key_type", "is not a known key type");
   check(p.layout == ribbon_layout::standard || p.layout == ribbon_layout::bumped, "layout",
         "= " + std::to_string(static_cast<std::uint32_t>(p.layout)) + " is not 0 (standard) or 1 (bumped)");
   const auto unused_layers_zero = [&](std::uint32_t from) {
@@ -744,6 +745,14 @@ class ribbon : public detail::ribbon_reader<ribbon> {
   /// A read-only view of this filter (valid while it lives).
   [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, words_); }
 
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "ribbon");
+  }
   [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
   /// Where the layers of a bumped filter lie in words() (derived from params()).

@@ -80,6 +80,7 @@ inline void validate(const scalable_bloom_params& p, const param_check& check = 
   check(p.tightening > 0.0 && p.tightening < 1.0, "tightening",
         "= " + std::to_string(p.tightening) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }
 
 /// n_i, computed by repeated multiplication and rounding up (one correctly
@@ -123,7 +124,7 @@ inline void require_same_growth(const scalable_bloom_params& a, const scalable_b
   require(a.target_fpr == b.target_fpr, errc::mismatch, prefix + "target FPRs differ");
   require(a.growth == b.growth, errc::mismatch, prefix + "growth factors differ");
   require(a.tightening == b.tightening, errc::mismatch, prefix + "tightening ratios differ");
-  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+  require_same_hash(a.hash, b.hash, prefix);
 }
 
 /// The one check of a scalable filter's stages against its parameters
@@ -391,6 +392,15 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
     return scalable_bloom_view(detail::trusted, params_, std::move(views));
   }
 
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "scalable_bloom");
+    for (auto& stage : stages_) stage.adopt_key_type(type);  // every stage hashes as the filter does
+  }
   [[nodiscard]] const scalable_bloom_params& params() const noexcept { return params_; }
   /// The stages, oldest first.
   [[nodiscard]] std::span<const blocked_bloom> stage_span() const noexcept { return stages_; }

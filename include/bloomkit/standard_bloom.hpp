@@ -60,6 +60,7 @@ inline void validate(const standard_bloom_params& p, const param_check& check = 
   check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
   check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
+  check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }
 
 /// Throws `code` unless `words` is a standard filter's payload for `p`:
@@ -95,7 +96,7 @@ inline void require_same_shape(const standard_bloom_params& a, const standard_bl
   require(a.bits == b.bits, errc::mismatch,
           prefix + "bit counts differ (" + std::to_string(a.bits) + " vs " + std::to_string(b.bits) + ")");
   require(a.k == b.k, errc::mismatch, prefix + "k differs (" + std::to_string(a.k) + " vs " + std::to_string(b.k) + ")");
-  require(a.hash == b.hash, errc::mismatch, prefix + "hash specs differ");
+  require_same_hash(a.hash, b.hash, prefix);
 }
 
 /// Probes a batched lookup prefetches per key. A negative lookup at the
@@ -581,6 +582,14 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// A read-only view of this filter (valid while it lives).
   [[nodiscard]] standard_bloom_view view() const noexcept {
     return standard_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
+  }
+  /// Gives this filter the key type `type` if it has none (unspecified),
+  /// does nothing if it already has `type` (or `type` is unspecified), and
+  /// otherwise throws errc::mismatch naming both types, changing nothing.
+  /// Keys hash by the filter's type from then on (hash.hpp, docs/KEYS.md);
+  /// hash().keys reads it, and save() records it.
+  void adopt_key_type(key_type type) {
+    params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "standard_bloom");
   }
   [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }

@@ -360,6 +360,10 @@ int run_build(const build_options& o) {
   hash_spec spec = info.default_hash;
   if (o.hash) spec.algorithm = parse_hash_algorithm(*o.hash);
   if (o.seed) spec.seed = *o.seed;
+  // The file records what its keys are (docs/KEYS.md): text and hex keys are
+  // bytes, u64 / i64 / int keys int64, f64 keys float64. K-mers are hashed
+  // from their 2-bit packing, a bloomkit encoding of its own: left untyped.
+  if (!sequences) spec.keys = key_type_of(format);
 
   std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
   int stdin_uses = 0;
@@ -634,7 +638,10 @@ void register_build(CLI::App& app, command_table& table) {
   sub->add_option("--hashes", o->hashes,
                   "exact probes per key (k) for standard, blocked and counting; with --bits, or alone to size for "
                   "--fpr with this k");
-  sub->add_option("-f,--format", o->format, "key format: text, hex, u64, i64, or fasta / fastq with --kmer K (default text)");
+  sub->add_option("-f,--format", o->format,
+                  "key format: text, hex, u64, i64, int, f64, or fasta / fastq with --kmer K (default text); the file "
+                  "records the keys' type (text, hex: bytes; u64, i64, int: int64; f64: float64) and query / remove "
+                  "read it");
   sub->add_option("--kmer", o->kmer,
                   "with --format fasta|fastq: the keys are the canonical K-mers (K in 1..32) of every record; "
                   "non-ACGT letters break k-mers, lower case counts");

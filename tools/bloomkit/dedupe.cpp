@@ -206,7 +206,8 @@ void register_dedupe(CLI::App& app, command_table& table) {
                   "--kind window: unique within the last T seconds instead of N lines: every line is TIME<TAB>KEY "
                   "(TIME in whole seconds, never decreasing, as for build --window-seconds); the whole line is "
                   "printed");
-  sub->add_option("-f,--format", o->format, "key format: text, hex or u64 (default text: the line's bytes)");
+  sub->add_option("-f,--format", o->format,
+                  "key format: text, hex, u64, i64, int or f64 (default text: the line's bytes)");
   sub->add_flag("-q,--quiet", o->quiet, "no summary on stderr");
   table.emplace_back(sub, [o] { return run_dedupe(*o); });
 }

@@ -99,7 +99,7 @@ inline filter_summary summarize(const any_filter_view& filter) {
 }
 
 /// The JSON fields of a summary, in the documented order (README.md,
-/// "Command-line tool"): kind, bits, k, blocks, hash, seed, capacity,
+/// "Command-line tool"): kind, bits, k, blocks, hash, seed, key_type, capacity,
 /// target_fpr, inserted, inserted_accuracy, size_bytes, bits_per_key,
 /// fill_ratio, estimated_cardinality, estimated_fpr, design_fpr, saturated;
 /// for a time window also capacity_unit ("seconds" where the file records
@@ -114,6 +114,7 @@ inline json_object summary_json(const filter_summary& s) {
       .field("blocks", s.blocks)
       .field("hash", to_string(s.hash.algorithm))
       .field("seed", s.hash.seed)
+      .field("key_type", to_string(s.hash.keys))
       .field("capacity", s.capacity)
       .field("target_fpr", s.target_fpr)
       .field("inserted", s.inserted)

@@ -124,6 +124,7 @@ int run_info(const info_options& o) {
       line.field("kind", to_string(info.kind))
           .field("hash", to_string(info.hash.algorithm))
           .field("seed", info.hash.seed)
+          .field("key_type", to_string(info.key_type))
           .field("capacity", info.capacity)
           .field("target_fpr", info.target_fpr)
           .field("inserted", info.inserted)
@@ -139,6 +140,10 @@ int run_info(const info_options& o) {
     row("kind", std::string(to_string(info.kind)));
     row("format version", std::to_string(info.version));
     row("hash", hash_words(info.hash));
+    row("key type", std::string(to_string(info.key_type)) +
+                        (info.key_type == key_type::unspecified ? " (keys are hashed as given: a file from before "
+                                                                  "key types, or one built from hashes)"
+                                                                : ""));
     for (const auto& p : info.params) {
       const std::string value = std::holds_alternative<std::uint64_t>(p.value)
                                     ? std::to_string(std::get<std::uint64_t>(p.value))

@@ -22,6 +22,8 @@ std::string_view to_string(key_format format) noexcept {
     case key_format::hex: return "hex";
     case key_format::u64: return "u64";
     case key_format::i64: return "i64";
+    case key_format::integer: return "int";
+    case key_format::f64: return "f64";
   }
   return "unknown";
 }
@@ -31,7 +33,64 @@ key_format parse_key_format(std::string_view name) {
   if (name == "hex") return key_format::hex;
   if (name == "u64") return key_format::u64;
   if (name == "i64") return key_format::i64;
-  throw usage_error("--format must be text, hex, u64 or i64, got \"" + std::string(name) + "\"");
+  if (name == "int") return key_format::integer;
+  if (name == "f64") return key_format::f64;
+  throw usage_error("--format must be text, hex, u64, i64, int or f64, got \"" + std::string(name) + "\"");
+}
+
+key_type key_type_of(key_format format) noexcept {
+  switch (format) {
+    case key_format::text:
+    case key_format::hex: return key_type::bytes;
+    case key_format::u64:
+    case key_format::i64:
+    case key_format::integer: return key_type::int64;
+    case key_format::f64: return key_type::float64;
+  }
+  return key_type::unspecified;
+}
+
+key_format format_for(key_type type, std::string_view file) {
+  switch (type) {
+    case key_type::unspecified:
+    case key_type::bytes: return key_format::text;
+    case key_type::int64:
+    case key_type::int32: return key_format::integer;
+    case key_type::float64:
+    case key_type::float32: return key_format::f64;
+    case key_type::timestamp_us:
+    case key_type::date32: break;
+  }
+  throw usage_error(std::string(file) + " holds " + std::string(to_string(type)) +
+                    " keys, which no --format of the CLI reads; query it from Python or C++");
+}
+
+void require_format_fits(key_format format, key_type type, std::string_view file) {
+  // The C++ key each format hashes: its class decides the conversion.
+  const detail::key_conversion conversion = [&] {
+    switch (format) {
+      case key_format::text:
+      case key_format::hex: return detail::conversion_of<std::string_view>(type);
+      case key_format::u64: return detail::conversion_of<std::uint64_t>(type);
+      case key_format::i64:
+      case key_format::integer: return detail::conversion_of<std::int64_t>(type);
+      case key_format::f64: return detail::conversion_of<double>(type);
+    }
+    return detail::key_conversion::refused;
+  }();
+  if (conversion == detail::key_conversion::refused) {
+    throw usage_error(std::string(file) + " holds " + std::string(to_string(type)) + " keys; --format " +
+                      std::string(to_string(format)) + " gives " + std::string(to_string(key_type_of(format))) +
+                      " keys, which do not convert into " + std::string(to_string(type)) +
+                      " (leave --format out to read the file's own type)");
+  }
+}
+
+key_format format_against(const std::optional<std::string>& given, key_type type, std::string_view file) {
+  if (!given) return format_for(type, file);
+  const key_format format = parse_key_format(*given);
+  require_format_fits(format, type, file);
+  return format;
 }
 
 namespace {
@@ -166,10 +225,18 @@ bool parse_i64(std::string_view line, std::int64_t& value) noexcept {
   return true;
 }
 
+bool parse_f64(std::string_view line, double& value) noexcept {
+  if (line.empty()) return false;
+  const char* begin = line.data();
+  if (*begin == '+') return false;  // from_chars refuses it too; say so plainly
+  const auto result = std::from_chars(begin, begin + line.size(), value);
+  return result.ec == std::errc() && result.ptr == begin + line.size();
+}
+
 void append_integer_key(std::string& out, key_format format, std::string_view line) {
   char buffer[24];
   std::to_chars_result result{};
-  if (format == key_format::i64) {
+  if (format == key_format::i64 || (format == key_format::integer && !line.empty() && line[0] == '-')) {
     std::int64_t v = 0;
     (void)parse_i64(line, v);
     result = std::to_chars(buffer, buffer + sizeof buffer, v);
@@ -229,8 +296,7 @@ bool key_hasher::hash_other(std::string_view line, std::uint64_t& out) {
                             : "not a decimal integer in [0, 18446744073709551615]";
         return false;
       }
-      out = hash_key(value, spec_);
-      return true;
+      return hash_converted(value, out);
     }
     case key_format::i64: {
       std::int64_t value = 0;
@@ -239,8 +305,24 @@ bool key_hasher::hash_other(std::string_view line, std::uint64_t& out) {
                             : "not a decimal integer in [-9223372036854775808, 9223372036854775807]";
         return false;
       }
-      out = hash_key(value, spec_);
-      return true;
+      return hash_converted(value, out);
+    }
+    case key_format::integer: {
+      std::int64_t negative = 0;
+      std::uint64_t value = 0;
+      if (!line.empty() && line[0] == '-' && parse_i64(line, negative)) return hash_converted(negative, out);
+      if (!line.empty() && line[0] != '-' && parse_u64(line, value)) return hash_converted(value, out);
+      why_ = line.empty() ? "empty line where a decimal integer was expected"
+                          : "not a decimal integer in [-9223372036854775808, 18446744073709551615]";
+      return false;
+    }
+    case key_format::f64: {
+      double value = 0;
+      if (!parse_f64(line, value)) {
+        why_ = line.empty() ? "empty line where a number was expected" : "not a decimal number (a double)";
+        return false;
+      }
+      return hash_converted(value, out);
     }
   }
   why_ = "unknown key format";

@@ -11,6 +11,19 @@
 //         key is that int64_t, hashed as its 8 little-endian two's-complement
 //         bytes: what Parquet INT64 columns hash, so an extracted filter can
 //         be queried by value (-1 is the bytes ff ff ff ff ff ff ff ff)
+//   int   the line is a decimal integer in [-2^63, 2^64 - 1], read as i64
+//         when it starts with '-' and as u64 otherwise (the two agree where
+//         both apply): the default for a file of int64 or int32 keys
+//   f64   the line is a decimal (or hex-float, inf, nan) number that
+//         std::from_chars reads as a double; the key is that double
+//
+// Key types (docs/KEYS.md): text and hex keys are `bytes`, u64, i64 and int
+// keys are integers (`int64`), f64 keys are `float64`. A filter file that
+// records a key type converts each key into it by hash_key's rules (an
+// integer into an int32 file when it fits, ...); a format whose keys never
+// convert into the file's type is refused before any work
+// (require_format_fits), and a file's type picks the format when --format
+// is not given (format_for).
 //
 // Line ends: '\n' ends a line. In every format ONE '\r' right before the
 // '\n' (or before the end of the input) is removed, so files written with
@@ -32,6 +45,7 @@
 
 #include <bit>
 #include <cstddef>
+#include <optional>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -46,13 +60,35 @@
 namespace bloomkit::cli {
 
 /// The key formats of --format.
-enum class key_format { text, hex, u64, i64 };
+enum class key_format { text, hex, u64, i64, integer, f64 };
 
-/// "text", "hex", "u64" or "i64".
+/// "text", "hex", "u64", "i64", "int" or "f64".
 std::string_view to_string(key_format format) noexcept;
 
 /// Parses a --format value; throws usage_error for anything else.
 key_format parse_key_format(std::string_view name);
+
+/// The key type a filter built from keys of `format` records (docs/KEYS.md):
+/// bytes for text and hex, int64 for u64, i64 and int, float64 for f64.
+key_type key_type_of(key_format format) noexcept;
+
+/// The format that reads keys of a file of key type `type` when --format is
+/// not given: text for bytes and for unspecified (files written before key
+/// types, read exactly as before), int for int64 and int32, f64 for float64
+/// and float32. Throws usage_error naming `file` for the types no format
+/// writes (timestamp_us, date32).
+key_format format_for(key_type type, std::string_view file);
+
+/// Throws usage_error ("FILE holds int64 keys; --format text gives bytes")
+/// unless keys of `format` convert into `type` by docs/KEYS.md's table
+/// (every format fits an unspecified file). Values that do not convert
+/// (2^40 into int32) are data errors found when each key is hashed.
+void require_format_fits(key_format format, key_type type, std::string_view file);
+
+/// The key format of a command that reads keys against `file` of key type
+/// `type`: the --format it was given (`given`, after require_format_fits),
+/// or format_for(type) when none was.
+key_format format_against(const std::optional<std::string>& given, key_type type, std::string_view file);
 
 /// The longest line (key) the reader accepts: 16 MiB.
 inline constexpr std::size_t max_line_bytes = std::size_t{16} << 20;
@@ -120,13 +156,17 @@ constexpr std::string_view strip_cr(std::string_view line) noexcept {
 /// false for an empty line, a non-digit, or a value above 2^64 - 1.
 bool parse_u64(std::string_view line, std::uint64_t& value) noexcept;
 
+/// Parses `line` whole as a double (std::from_chars: decimal or scientific,
+/// "inf", "nan"). Returns false for an empty line or anything else.
+bool parse_f64(std::string_view line, double& value) noexcept;
+
 /// Parses `line` as a signed decimal i64 (an optional '-', then digits).
 /// Returns false for an empty line, a non-digit, or a value out of range.
 bool parse_i64(std::string_view line, std::int64_t& value) noexcept;
 
-/// True for the formats whose keys print as JSON numbers (u64, i64).
+/// True for the formats whose keys print as JSON numbers (u64, i64, int).
 constexpr bool is_integer_format(key_format format) noexcept {
-  return format == key_format::u64 || format == key_format::i64;
+  return format == key_format::u64 || format == key_format::i64 || format == key_format::integer;
 }
 
 /// Appends the key `line` of an integer format as a JSON number (the line
@@ -143,8 +183,11 @@ class key_hasher {
  public:
   /// Throws bloomkit::error(invalid_argument) for a hash algorithm this
   /// build does not know.
+  /// Throws usage_error unless keys of `format` convert into spec.keys
+  /// (require_format_fits; commands check first, naming the file).
   key_hasher(key_format format, hash_spec spec) : format_(format), spec_(spec) {
     if (!is_known(spec.algorithm)) throw error(errc::invalid_argument, "unknown hash algorithm id");
+    require_format_fits(format, spec.keys, "the filter");
   }
 
   /// Hashes one line (without its '\n', and with strip_cr already applied).
@@ -172,7 +215,23 @@ class key_hasher {
   hash_spec spec_;
   bool hash_other(std::string_view line, std::uint64_t& out);
 
+  /// out = hash_key(value, spec_): the value converted into the filter's key
+  /// type. False, with hash_key's message (naming both types) in why(), for
+  /// a value that does not convert exactly (2^40 into an int32 file).
+  template <class V>
+  bool hash_converted(V value, std::uint64_t& out) {
+    try {
+      out = hash_key(value, spec_);
+      return true;
+    } catch (const error& e) {
+      why_text_ = e.what();
+      why_ = why_text_.c_str();
+      return false;
+    }
+  }
+
   std::string scratch_;
+  std::string why_text_;  // a conversion's message (hash_key's errc::mismatch), why_ points into it
   const char* why_ = "";
 };
 

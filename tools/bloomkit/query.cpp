@@ -40,7 +40,7 @@ struct query_options {
   std::string file;
   std::vector<std::string> keys;
   std::vector<std::string> inputs;
-  std::string format = "text";
+  std::optional<std::string> format;  // unset: the file's key type decides (format_against)
   unsigned kmer = 0;
   std::optional<std::string> at_text;  // --at, parsed by parse_u64 (CLI11 would wrap "-5" to 2^64 - 5)
   std::optional<std::uint64_t> at;
@@ -157,7 +157,7 @@ int run_kmer_query(const query_options& o) {
         std::size_t room = 0;
         for (const auto& path : inputs) {
           kmers += for_each_kmer_record(
-              path, o.format, o.kmer, filter.hash(),
+              path, o.format.value_or("text"), o.kmer, filter.hash(),
               [&](std::string_view name, std::span<const std::uint64_t> hashes) {
                 if (hashes.size() > room) {
                   room = hashes.size();
@@ -200,14 +200,15 @@ int run_kmer_query(const query_options& o) {
 }
 
 int run_bloomkit_query(const query_options& o) {
-  check_kmer_options(o.format, o.kmer);
+  const std::string format_name = o.format.value_or("text");
+  check_kmer_options(format_name, o.kmer);
   if (o.fraction && o.kmer == 0) throw usage_error("--fraction needs --kmer K and --format fasta|fastq");
   if (o.at && o.kmer != 0) throw usage_error("--at applies to key queries of a time window, not to --kmer");
   if (o.kmer != 0) return run_kmer_query(o);
   // i32 is a key format of Spark's and Guava's filters only (refused below
   // once FILE turns out to be one of bloomkit's).
-  const bool jvm_only_format = o.format == "i32";
-  const key_format format = jvm_only_format ? key_format::u64 : parse_key_format(o.format);
+  const bool jvm_only_format = format_name == "i32";
+  if (!jvm_only_format) (void)parse_key_format(format_name);  // a misspelt --format is a usage error before FILE opens
   if (o.count && o.json) throw usage_error("--count and --json cannot be combined");
   if (!o.keys.empty() && !o.inputs.empty()) throw usage_error("give keys as arguments or with --input, not both");
   int stdin_uses = 0;
@@ -242,12 +243,24 @@ int run_bloomkit_query(const query_options& o) {
     }
   }
   if (const auto* spark = std::get_if<spark_bloom_view>(&mapped.filter)) {
-    return run_jvm_query(jvm_filter_view(*spark), o.keys, o.inputs, o.format, o.count, o.json);
+    return run_jvm_query(jvm_filter_view(*spark), o.keys, o.inputs, format_name, o.count, o.json);
   }
   if (const auto* guava = std::get_if<guava_bloom_view>(&mapped.filter)) {
-    return run_jvm_query(jvm_filter_view(*guava), o.keys, o.inputs, o.format, o.count, o.json);
+    return run_jvm_query(jvm_filter_view(*guava), o.keys, o.inputs, format_name, o.count, o.json);
   }
   if (jvm_only_format) throw usage_error("--format i32 applies to Spark and Guava filters only");
+  // The file's key type picks the format when none is given, and refuses
+  // one whose keys never convert into it, before any key is read.
+  const key_type file_keys = std::visit(
+      [](const auto& f) {
+        if constexpr (is_jvm_kind<std::decay_t<decltype(f)>>) {
+          return key_type::unspecified;
+        } else {
+          return f.hash().keys;
+        }
+      },
+      mapped.filter);
+  const key_format format = format_against(o.format, file_keys, o.file);
   answer_writer writer(o, format);
   double lookup_seconds = 0;
   std::uint64_t keys = 0;
@@ -331,7 +344,7 @@ void register_query(CLI::App& app, command_table& table) {
       "Examples:\n"
       "  bloomkit query keys.bkf alice bob\n"
       "  bloomkit query keys.bkf < candidates.txt > answers.tsv\n"
-      "  seq 1 100 | bloomkit query ids.bkf --format u64 --count\n"
+      "  seq 1 100 | bloomkit query ids.bkf --count   # ids.bkf built with --format u64: keys read as integers\n"
       "  bloomkit query keys.bkf --json carol        # {\"key\":\"carol\",\"maybe\":false}\n"
       "  bloomkit query genome.bkf --format fastq --kmer 31 reads.fq --fraction\n"
       "  bloomkit query last-hour.bkf --at 1767225600 10.0.0.7   # a time window, as of that Unix time\n\n"
@@ -340,8 +353,9 @@ void register_query(CLI::App& app, command_table& table) {
   sub->add_option("keys", o->keys, "keys to ask about (else --input files or stdin)");
   sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
   sub->add_option("-f,--format", o->format,
-                  "key format: text, hex, u64, i64, or fasta / fastq with --kmer (default text); on Spark/Guava "
-                  "filters also i32");
+                  "key format: text, hex, u64, i64, int, f64, or fasta / fastq with --kmer (default: the file's key "
+                  "type: text for bytes and for files without one, int for int64, f64 for float64); on Spark/Guava "
+                  "filters also i32 (default text)");
   sub->add_option("--kmer", o->kmer,
                   "read screening: per FASTA/FASTQ record, how many of its canonical K-mers the filter may hold "
                   "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files");

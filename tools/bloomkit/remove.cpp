@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -52,7 +53,7 @@ struct remove_options {
   std::string file;
   std::vector<std::string> keys;
   std::vector<std::string> inputs;
-  std::string format = "text";
+  std::optional<std::string> format;  // unset: the file's key type decides (format_against)
   std::string output;  // empty: FILE itself
   bool json = false;
   bool quiet = false;
@@ -89,7 +90,7 @@ void append_answer(std::string& out, const remove_options& o, key_format format,
 }
 
 int run_remove(const remove_options& o) {
-  const key_format format = parse_key_format(o.format);
+  if (o.format) (void)parse_key_format(*o.format);  // a misspelt --format is a usage error before FILE opens
   if (!o.keys.empty() && !o.inputs.empty()) throw usage_error("give keys as arguments or with --input, not both");
   int stdin_uses = 0;
   for (const auto& path : o.inputs) stdin_uses += path == "-" ? 1 : 0;
@@ -103,6 +104,10 @@ int run_remove(const remove_options& o) {
                                        "; only counting and cuckoo filters can remove keys (build one with --kind "
                                        "counting or --kind cuckoo)");
   }
+  // The file's key type picks the format when none is given, and refuses
+  // one whose keys never convert into it, before any key is read.
+  const key_format format =
+      format_against(o.format, std::visit([](const auto& f) { return f.hash().keys; }, loaded), o.file);
   std::string answers;
   std::uint64_t removed = 0, absent = 0;
   std::visit(
@@ -190,7 +195,9 @@ void register_remove(CLI::App& app, command_table& table) {
   sub->add_option("file", o->file, "the counting filter file")->required();
   sub->add_option("keys", o->keys, "keys to remove (else --input files or stdin)");
   sub->add_option("-i,--input", o->inputs, "read keys from this file (repeatable; - is stdin)");
-  sub->add_option("-f,--format", o->format, "key format: text, hex, u64 or i64 (default text)");
+  sub->add_option("-f,--format", o->format,
+                  "key format: text, hex, u64, i64, int or f64 (default: the file's key type: text for bytes and "
+                  "for files without one, int for int64, f64 for float64)");
   sub->add_option("-o,--output", o->output, "write the result here instead of back to FILE (atomically)");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"removed\": true|false}");
   sub->add_flag("-q,--quiet", o->quiet, "no summary line on stderr");

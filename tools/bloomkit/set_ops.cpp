@@ -84,9 +84,18 @@ int run_set_op(set_op op, const set_options& o) {
         [&](auto& a) {
           using F = std::decay_t<decltype(a)>;
           const F& b = std::get<F>(other);
-          if (!(a.hash() == b.hash())) {
+          if (!same_hash_function(a.hash(), b.hash())) {
             throw error(errc::mismatch,
                         prefix + "hashes differ (" + hash_words(a.hash()) + " vs " + hash_words(b.hash()) + ")");
+          }
+          if (a.hash().keys != b.hash().keys) {
+            // Keys of two types hash different bytes: the union would answer
+            // neither type's keys truly. A usage error, as a --format that
+            // contradicts a file is: nothing is read further or written.
+            throw usage_error(prefix + "key types differ (" + o.inputs[0] + " holds " +
+                              std::string(to_string(a.hash().keys)) + " keys, " + o.inputs[i] + " holds " +
+                              std::string(to_string(b.hash().keys)) +
+                              " keys); rebuild one with the other's --format");
           }
           try {
             if (op == set_op::merge) {

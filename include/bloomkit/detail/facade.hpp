@@ -153,6 +153,7 @@ class query_facade {
             [] { return std::string(D::kind_name) + ": may_contain_keys needs as many outputs as keys"; });
     const K* data = keys.data();
     const auto spec = self().hash();
+    require_keys_convert(data, keys.size(), spec);
     if constexpr (hashes_keys_in_tiles<DD>) {
       for_each_hashed_tile(data, keys.size(), spec, [&](std::size_t at, std::size_t m, const std::uint64_t* hashes) {
         may_contain_many(std::span<const std::uint64_t>(hashes, m), out.subspan(at, m));
@@ -225,6 +226,7 @@ class insert_facade {
   void insert_keys(std::span<const K> keys) {
     const K* data = keys.data();
     const auto spec = self().hash();
+    require_keys_convert(data, keys.size(), spec);  // before the first insert: a refused batch changes nothing
     if constexpr (hashes_keys_in_tiles<DD>) {
       for_each_hashed_tile(data, keys.size(), spec, [&](std::size_t, std::size_t m, const std::uint64_t* hashes) {
         insert_many(std::span<const std::uint64_t>(hashes, m));

@@ -46,7 +46,9 @@ struct file_param {
 struct file_info {
   filter_kind kind{};              ///< which filter the file holds
   std::uint32_t version = 0;       ///< format version of the file
-  hash_spec hash{};                ///< hash the filter was built with
+  hash_spec hash{};                ///< hash the filter was built with (hash.keys: its key type)
+  /// The filter's key type (== hash.keys): unspecified for files before format version 5.
+  bloomkit::key_type key_type = bloomkit::key_type::unspecified;
   std::uint64_t inserted = 0;      ///< insert calls counted when it was saved (see inserted_accuracy)
   /// What `inserted` is: a count (format version 1), or, in version 2, an
   /// upper bound (an intersection) or an estimate (a Parquet extract).
@@ -93,8 +95,9 @@ inline constexpr std::array<std::byte, 8> magic = {std::byte{0x89}, std::byte{'B
 /// version that can express the filter (written_version): 1, unless
 /// inserted() is not an exact count (version 2 gives offset 14 that
 /// meaning) or the kind's section uses a field a later version defined
-/// (version 3: age_partitioned_bloom's probe scheme); docs/FORMAT.md.
-inline constexpr std::uint32_t current_version = 4;
+/// (version 3: age_partitioned_bloom's probe scheme; version 4: ribbon's
+/// layout) or the filter has a key type (version 5); docs/FORMAT.md.
+inline constexpr std::uint32_t current_version = 5;
 /// The version that added the `inserted_accuracy` byte at offset 14.
 inline constexpr std::uint32_t accuracy_version = 2;
 /// The version that gave age_partitioned_bloom's reserved u32 at parameter
@@ -105,6 +108,9 @@ inline constexpr std::uint32_t probe_scheme_version = 3;
 /// meaning (the layout: 0 standard, 1 bumped) and the bumped section's
 /// layer fields after it.
 inline constexpr std::uint32_t ribbon_layout_version = 4;
+/// The version that gave offset 15 a meaning: the filter's key_type
+/// (key_type.hpp, docs/KEYS.md). It keeps every meaning of versions 2-4.
+inline constexpr std::uint32_t key_type_version = 5;
 /// Bytes before the kind's parameters.
 inline constexpr std::size_t fixed_header_bytes = 72;
 /// The payload starts at a multiple of this many bytes from the file start.
@@ -121,6 +127,8 @@ inline constexpr std::size_t hash_algorithm = 13;
 inline constexpr std::size_t reserved = 14;
 /// Version 2: the first reserved byte says what `inserted` is (count_accuracy).
 inline constexpr std::size_t inserted_accuracy = 14;
+/// Version 5: the second reserved byte is the key type (key_type).
+inline constexpr std::size_t key_type = 15;
 inline constexpr std::size_t hash_seed = 16;
 inline constexpr std::size_t header_bytes = 24;
 inline constexpr std::size_t params_bytes = 28;
@@ -185,10 +193,13 @@ struct common_fields {
   std::uint32_t min_version = 1;
 };
 
-/// The version a writer writes for `c`: the oldest that expresses it.
+/// The version a writer writes for `c`: the oldest that expresses it (a key
+/// type needs version 5; an untyped filter is written exactly as before it).
 constexpr std::uint32_t written_version(const common_fields& c) noexcept {
   const std::uint32_t for_count = c.accuracy == count_accuracy::exact ? 1 : accuracy_version;
-  return for_count > c.min_version ? for_count : c.min_version;
+  const std::uint32_t for_keys = c.hash.keys == key_type::unspecified ? 1 : key_type_version;
+  const std::uint32_t v = for_count > c.min_version ? for_count : c.min_version;
+  return for_keys > v ? for_keys : v;
 }
 
 /// The fixed header, decoded and checked (see parse_header).
@@ -510,7 +521,16 @@ inline header parse_header(std::span<const std::byte> bytes, checksum_mode mode)
                               "written as version 1");
     }
     h.accuracy = static_cast<count_accuracy>(accuracy);
-    if (bytes[offset::reserved + 1] != std::byte{0}) fail(errc::corrupt, "field 'reserved' (offset 15) must be zero");
+    const auto keys = std::to_integer<std::uint8_t>(bytes[offset::key_type]);
+    if (h.version < key_type_version) {
+      if (keys != 0) fail(errc::corrupt, "field 'reserved' (offset 15) must be zero");
+    } else {
+      if (keys > max_key_type) {
+        fail(errc::corrupt, "field 'key_type' (offset 15) = " + std::to_string(keys) +
+                                " names no key type (0 to " + std::to_string(max_key_type) + ")");
+      }
+      h.hash.keys = static_cast<key_type>(keys);
+    }
   }
   for (std::size_t i = offset::params + h.params_bytes; i < checksum_at; ++i) {
     if (bytes[i] != std::byte{0}) fail(errc::corrupt, "header padding byte at offset " + std::to_string(i) + " is not zero");
@@ -550,6 +570,7 @@ class header_builder {
     std::memcpy(bytes_.data(), magic.data(), magic.size());
     store_le(bytes_.data() + offset::version, written_version(common));
     bytes_[offset::inserted_accuracy] = static_cast<std::byte>(common.accuracy);
+    bytes_[offset::key_type] = static_cast<std::byte>(common.hash.keys);
     bytes_[offset::kind] = static_cast<std::byte>(kind);
     bytes_[offset::hash_algorithm] = static_cast<std::byte>(common.hash.algorithm);
     store_le(bytes_.data() + offset::hash_seed, common.hash.seed);

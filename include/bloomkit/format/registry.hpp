@@ -289,7 +289,9 @@ typename Codec::params_type read_params(const parsed_file& file) {
 }
 
 /// errc::mismatch unless the file holds Codec's kind; errc::hash_mismatch
-/// if `expected` is given and differs from the file's hash_spec.
+/// if `expected` is given and names another algorithm or seed than the
+/// file's; errc::mismatch if `expected` names a key type and the file holds
+/// another (an expected unspecified key type accepts every file).
 template <class Codec>
 void require_kind_and_hash(const header& head, const std::optional<hash_spec>& expected) {
   if (head.kind_id != static_cast<std::uint8_t>(Codec::kind)) {
@@ -297,11 +299,15 @@ void require_kind_and_hash(const header& head, const std::optional<hash_spec>& e
     fail(errc::mismatch, "the file holds a " + std::string(to_string(head.kind())) + ", not a " +
                              std::string(to_string(Codec::kind)));
   }
-  if (expected && !(*expected == head.hash)) {
+  if (expected && !same_hash_function(*expected, head.hash)) {
     fail(errc::hash_mismatch, "the filter was built with hash " + std::string(to_string(head.hash.algorithm)) +
                                   " seed " + std::to_string(head.hash.seed) + ", but the caller expects " +
                                   std::string(to_string(expected->algorithm)) + " seed " +
                                   std::to_string(expected->seed));
+  }
+  if (expected && expected->keys != key_type::unspecified && expected->keys != head.hash.keys) {
+    fail(errc::mismatch, "the file holds " + std::string(to_string(head.hash.keys)) + " keys, but the caller expects " +
+                             std::string(to_string(expected->keys)) + " keys");
   }
 }
 
