@@ -112,6 +112,39 @@ class FileFormatTest {
     assertEquals(BloomkitException.Code.UNKNOWN_KIND, codeOf(resealed(b)));
   }
 
+  /**
+   * What fuzz/file_format_fuzz.cpp checks for the C++ reader, on random damage with both
+   * checksums recomputed (so every later check is reached): the reader either throws a
+   * BloomkitException or returns a filter whose bytes are exactly the input (the encoding
+   * is canonical). Never another exception.
+   */
+  @Test
+  void randomDamageWithValidChecksumsIsRejectedOrCanonical() {
+    final java.util.Random rng = new java.util.Random(42);
+    final byte[][] seeds = {sample(KeyType.UNSPECIFIED).toBytes(), sample(KeyType.TIMESTAMP_US).toBytes(),
+        new SplitBlockBloom(2, 10, 0.01, HashSpec.PARQUET, new int[16], 4, SplitBlockBloom.ESTIMATED).toBytes()};
+    int accepted = 0;
+    for (int i = 0; i < 30000; ++i) {
+      final byte[] b = seeds[i % seeds.length].clone();
+      final int edits = 1 + rng.nextInt(3);
+      for (int e = 0; e < edits; ++e) {
+        final int at = rng.nextInt(120);  // the header fields, parameters and padding
+        b[at] = (byte) (rng.nextInt(4) == 0 ? rng.nextInt(9) : rng.nextInt(256));
+      }
+      final ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+      if (bb.getInt(24) != 128 || bb.getLong(56) != b.length - 128) continue;  // lengths: covered above
+      resealed(b);
+      try {
+        final SplitBlockBloom f = SplitBlockBloom.fromBytes(b);
+        assertArrayEquals(b, f.toBytes(), "accepted bytes must be canonical");
+        ++accepted;
+      } catch (BloomkitException expected) {
+        // rejected with a typed error
+      }
+    }
+    assertTrue(accepted > 0, "some edits (inserted, capacity, seed, ...) are valid files");
+  }
+
   @Test
   void inexactCountsAreVersion2AndRoundTrip() {
     final SplitBlockBloom f = new SplitBlockBloom(2, 10, 0.01, HashSpec.PARQUET, new int[16], 4, SplitBlockBloom.AT_MOST);
