@@ -215,14 +215,7 @@ test_engines() {
   # python/requirements/engines.txt (pinned) once per change of that file.
   command -v java >/dev/null 2>&1 || { echo "engines: java is missing (Spark needs Java 17)" >&2; return 1; }
   "$ROOT/python/venv.sh" install
-  local stamp="$ROOT/build/venv/.stamp-engines" sum
-  sum="$(cat "$ROOT"/python/requirements/*.txt | sha256sum | cut -d' ' -f1)"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
-    say "installing python/requirements/engines.txt into build/venv"
-    "$ROOT/build/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-      -r "$ROOT/python/requirements/engines.txt"
-    echo "$sum" >"$stamp"
-  fi
+  setup_engines || return 1
   say "engine tests: Spark local-cluster and Dask LocalCluster (python/tests_engines)"
   local rc=0
   # From build/, so that "import bloomkit" finds the installed package.
@@ -230,6 +223,37 @@ test_engines() {
     -c "$ROOT/python/pyproject.toml" --rootdir "$ROOT/python" "$ROOT/python/tests_engines") || rc=$?
   [ "$rc" -eq 5 ] && { echo "engines: pytest collected no tests" >&2; return 1; }
   return "$rc"
+}
+setup_engines() {
+  # python/requirements/engines.txt (pinned: pyspark, dask) into build/venv, again only
+  # when a requirements file changes.
+  "$ROOT/python/venv.sh" setup || return 1
+  local stamp="$ROOT/build/venv/.stamp-engines" sum
+  sum="$(cat "$ROOT"/python/requirements/*.txt | sha256sum | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+    say "installing python/requirements/engines.txt into build/venv"
+    "$ROOT/build/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      -r "$ROOT/python/requirements/engines.txt" || return 1
+    echo "$sum" >"$stamp"
+  fi
+}
+test_jvm() {
+  # The JVM library (jvm/, Maven, Java 17): built against the pinned pyspark's Spark jars,
+  # its JUnit tests run against libxxhash's hashes and split-block files the CLI writes
+  # fresh (jvm/tools/make_test_inputs.py), and the jar copied into the Python package
+  # (python/bloomkit/jars/) so that the python and engines steps ship and use it. Maven
+  # downloads its plugins and the pinned jars once into ~/.m2; later runs need no network.
+  say "JVM library: Maven build and JUnit (jvm/), the jar into python/bloomkit/jars/"
+  command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1 || apt_install openjdk-17-jdk-headless maven
+  setup_engines || return 1
+  local jars inputs="$ROOT/build/jvm-test-inputs" reports="$ROOT/build/jvm-lib/surefire-reports"
+  jars="$("$ROOT/build/venv/bin/python" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')" || return 1
+  [ -x build/release/bloomkit ] || { cmake --preset release >/dev/null && cmake --build build/release --target bloomkit_cli -j "$JOBS" >/dev/null; } || return 1
+  rm -rf "$inputs" "$reports"
+  "$ROOT/build/venv/bin/python" jvm/tools/make_test_inputs.py build/release/bloomkit "$inputs" 2>/dev/null || return 1
+  (cd jvm && mvn -B -q package -Dpyspark.jars="$jars" -Dbloomkit.test.dir="$inputs") || return 1
+  cat "$reports"/TEST-*.xml | sed -n 's/.*<testsuite [^>]*name="\([^"]*\)"[^>]*tests="\([0-9]*\)"[^>]*failures="\([0-9]*\)".*/\1: \2 tests, \3 failures/p' >&2
+  mkdir -p python/bloomkit/jars && cp build/jvm-lib/bloomkit-jvm-0.1.0.jar python/bloomkit/jars/bloomkit-jvm.jar
 }
 test_web() {
   [ -f web/package.json ] || { say "FAILED: web/package.json is missing"; return 1; }
@@ -367,6 +391,7 @@ cmd_test() {
   step bench-smoke test_bench_smoke
   step kinds-bench-smoke test_kinds_bench_smoke
   step parquet-duckdb test_parquet_duckdb
+  step jvm test_jvm
   step python test_python
   step python-asan test_python_asan
   step engines test_engines

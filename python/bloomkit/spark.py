@@ -7,6 +7,11 @@
     manifest = bks.build_sharded(df, "user_id", "users.shards", shards=16)
     hits = bks.sharded_semi_join(events, "user_id", manifest)
 
+Split-block filters are built and probed in the executors' JVMs by default
+(bloomkit's jar, shipped in this package and put on the session's classpath by
+bloomkit._jvm; ``engine="python"`` forces the path below, which gives the same
+bytes): no row leaves the JVM. The Python path, and every other kind:
+
 How a build runs (docs/SCALE.md): every partition builds one filter of the
 same parameters on its executor with ``mapInArrow`` (Arrow record batches go
 straight into one ``add_many`` call each: no per-row Python), returns its
@@ -33,7 +38,9 @@ import pyarrow as pa
 import bloomkit
 
 from . import _engines as _e
+from . import _jvm
 from . import sharding as _sh
+from . import sizing as _sizing
 from ._engines import EngineError
 
 __all__ = ["build", "semi_join_filter", "build_sharded", "sharded_semi_join", "count_distinct", "EngineError"]
@@ -87,14 +94,21 @@ def count_distinct(df, column: str, kind="split-block") -> tuple[float, bool]:
 
 
 def build(df, column: str, kind="split-block", fpr: float = 0.01, capacity: int | None = None,
-          path: str | None = None, depth: int = 2):
+          path: str | None = None, depth: int = 2, engine: str = "auto"):
     """A bloomkit filter over ``df[column]``, built per partition on the
     executors and merged by ``treeReduce(depth)``. ``kind``: a CLI spelling
     ("split-block", "blocked", "standard", "counting") or the class; static
     and scalable kinds are refused (they do not merge). Returns the filter;
     with ``path`` it is also saved there (atomically, only if the job
-    succeeded). Raises EngineError for bad keys, naming the column."""
+    succeeded). Raises EngineError for bad keys, naming the column.
+
+    ``engine``: "auto" builds a split-block filter in the executors' JVMs
+    (bloomkit's jar, bloomkit._jvm; null keys skipped) when the jar loads, else
+    in Python workers over Arrow; "jvm" or "python" insists on one. Both give
+    the same bytes."""
     cls = _e.resolve_kind(kind)
+    if _use_jvm(df, cls, engine):
+        return _build_jvm(df, column, fpr, capacity, path, depth)
     if capacity is None:
         estimate, exact = count_distinct(df, column, cls)
         capacity = _e.capacity_from_estimate(estimate, exact)
@@ -116,6 +130,59 @@ def build(df, column: str, kind="split-block", fpr: float = 0.01, capacity: int 
     return result
 
 
+def _use_jvm(df, cls, engine: str) -> bool:
+    """Whether a build or probe of kind ``cls`` runs in the JVM (bloomkit._jvm)."""
+    if engine not in ("auto", "jvm", "python"):
+        raise ValueError(f"bloomkit: engine must be 'auto', 'jvm' or 'python', not {engine!r}")
+    if engine == "python":
+        return False
+    if cls is not bloomkit.SplitBlockBloom:
+        if engine == "jvm":
+            raise ValueError(f"bloomkit: the JVM engine builds and probes split-block filters only, not {cls.__name__}")
+        return False
+    ok = _jvm.ensure(df.sparkSession) if engine == "jvm" else _jvm.available(df.sparkSession)
+    if not ok and engine == "jvm":
+        raise RuntimeError("bloomkit: engine='jvm' but bloomkit's jar cannot be loaded into this session "
+                           f"(jar: {_jvm.jar_path()}); start the session with spark.jars naming it")
+    return ok
+
+
+_TYPES_KEYS: list = []
+
+
+def _python_records_key_types() -> bool:
+    """Whether this package's own batch inserts record a key type in the file
+    (docs/KEYS.md): the JVM path then does too, so both paths write the same
+    bytes."""
+    if not _TYPES_KEYS:
+        f = bloomkit.SplitBlockBloom(1, 0.5)
+        f.add_many(np.zeros(1, dtype=np.int64))
+        _TYPES_KEYS.append(f.to_bytes()[15] != 0)
+    return _TYPES_KEYS[0]
+
+
+def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int):
+    """build() for a split-block filter in the executors' JVMs: the KMV
+    sketch (when no capacity is given) and every partition's filter are made
+    there; the capacity and block count are chosen here, by the Python path's
+    own functions, so the bytes are the Python path's."""
+    spark = df.sparkSession
+    jvm_spark = _jvm.entry(spark)
+    if capacity is None:
+        blob = _run(column, lambda: jvm_spark.countDistinctSketch(df._jdf, column))
+        estimate, exact = _e.kmv_estimate(np.frombuffer(bytes(blob), dtype="<u8"))
+        capacity = _e.capacity_from_estimate(estimate, exact)
+    capacity, fpr = int(capacity), float(fpr)
+    bloomkit.SplitBlockBloom(capacity, fpr)  # parameters checked on the driver, before any job
+    blocks = int(_sizing.split_block_blocks_for(capacity, fpr))
+    typed = _python_records_key_types()
+    blob = _run(column, lambda: jvm_spark.buildBytes(df._jdf, column, blocks, capacity, fpr, int(depth), typed))
+    result = bloomkit.from_bytes(bytes(blob))
+    if path is not None:
+        result.save(path)
+    return result
+
+
 _BROADCAST: dict = {}
 
 
@@ -127,13 +194,20 @@ def _filter_of(key: str, bc):
     return f
 
 
-def semi_join_filter(df, column: str, filt):
+def semi_join_filter(df, column: str, filt, engine: str = "auto"):
     """The rows of ``df`` whose ``column`` may be in ``filt`` (a bloomkit
     filter): the filter is broadcast once and applied per Arrow batch with
     ``mapInArrow``, one ``may_contain_many`` call per batch. Null keys are
     dropped (they match nothing). Lazy: returns a DataFrame. A pre-filter: a
-    join after it still removes the false positives."""
+    join after it still removes the false positives. ``engine`` as in
+    build: a SplitBlockBloom is probed in the JVM (a Spark predicate, the
+    filter broadcast) when bloomkit's jar loads."""
     spark = df.sparkSession
+    if _use_jvm(df, type(filt), engine):
+        from pyspark.sql import DataFrame
+
+        jdf = _run(column, lambda: _jvm.entry(spark).semiJoinFilter(df._jdf, column, filt.to_bytes()))
+        return DataFrame(jdf, spark)
     import hashlib
 
     blob = filt.to_bytes()
