@@ -101,6 +101,23 @@ void check_reader(const std::string& path, std::string_view input, bloomkit::cli
                 check(std::to_string(signed_value) == expected);
                 break;
               }
+              case key_format::integer: {
+                // Either sign: an i64 when it fits, else the u64 bit pattern (docs/KEYS.md).
+                std::int64_t signed_value = 0;
+                if (parse_i64(line, signed_value)) {
+                  check(hashes[i] == bloomkit::hash_key(signed_value, spec));
+                } else {
+                  check(parse_u64(line, value));
+                  check(hashes[i] == bloomkit::hash_key(value, spec));
+                }
+                break;
+              }
+              case key_format::f64: {
+                double real = 0;
+                check(parse_f64(line, real));
+                check(hashes[i] == bloomkit::hash_key(real, spec));
+                break;
+              }
             }
           }
         },
@@ -146,7 +163,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
   for (const auto format : {bloomkit::cli::key_format::text, bloomkit::cli::key_format::hex,
-                            bloomkit::cli::key_format::u64, bloomkit::cli::key_format::i64}) {
+                            bloomkit::cli::key_format::u64, bloomkit::cli::key_format::i64,
+                            bloomkit::cli::key_format::integer, bloomkit::cli::key_format::f64}) {
     // A tiny buffer makes lines straddle reads and the buffer grow; the
     // first input byte picks its size so both paths get fuzzed.
     check_reader(path, input, format, size > 0 ? 16 + (data[0] & 63) : 16);
