@@ -140,8 +140,17 @@ def finish(kind, params: dict, layout, entries: list, staging: str, path: str, k
     """Writes the manifest (recording ``key_type``, the keys' type) into
     ``staging`` and renames it to ``path``; returns the manifest's path. The
     folder appears complete or not at all."""
-    text = _with_key_type(_ext.make_manifest_json(_shardable(kind), params, layout, list(entries)), key_type)
-    _ext.write_manifest_json(text, os.path.join(staging, MANIFEST_NAME))
+    text = _ext.make_manifest_json(_shardable(kind), params, layout, list(entries))
+    target = os.path.join(staging, MANIFEST_NAME)
+    _ext.write_manifest_json(text, target)  # validated by the library
+    typed = _with_key_type(text, key_type)
+    if typed != text:  # the key type, in a field the library's reader skips (written atomically)
+        tmp = target + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(typed)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
     path = os.path.abspath(path)
     if os.path.isdir(path):
         os.rmdir(path)  # empty (staging_folder checked it)

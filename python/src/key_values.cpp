@@ -243,7 +243,7 @@ bool is_missing(nb::handle key, bool nan_missing) {
     if (PyObject_TypeCheck(o, numpy_datetime64()) != 0 || PyObject_TypeCheck(o, numpy_timedelta64()) != 0) {
       return numpy_time_value(key) == std::numeric_limits<std::int64_t>::min();
     }
-    if (nan_missing && nb::cast<std::string>(key.attr("dtype").attr("kind")) == "f") {
+    if (nan_missing && utf8_string(key.attr("dtype").attr("kind")) == "f") {
       return std::isnan(nb::cast<double>(nb::float_(key)));
     }
   }
@@ -261,13 +261,13 @@ value_class class_of(nb::handle key) {
   if (PyDate_Check(o)) return value_class::date;
   if (is_numpy_scalar(o)) {
     const nb::object dtype = key.attr("dtype");
-    const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+    const std::string kind = utf8_string(dtype.attr("kind"));
     if (kind == "b") return value_class::boolean;
     if (kind == "i" || kind == "u") return value_class::integer;
     if (kind == "f") return nb::cast<int>(dtype.attr("itemsize")) <= 8 ? value_class::floating : value_class::other;
     if (kind == "M") {
       const nb::tuple data = nb::cast<nb::tuple>(numpy_module().attr("datetime_data")(dtype));
-      return nb::cast<std::string>(data[0]) == "D" ? value_class::date : value_class::timestamp;
+      return utf8_string(data[0]) == "D" ? value_class::date : value_class::timestamp;
     }
     if (kind == "S" || kind == "U") return value_class::bytes;
     return value_class::other;
@@ -395,7 +395,7 @@ std::uint64_t hash_numpy_number(nb::handle key, hash_spec spec) {
 std::int64_t numpy_time_key(nb::handle key, hash_spec spec, value_class& c) {
   nb::object value = nb::borrow(key);
   nb::tuple data = nb::cast<nb::tuple>(numpy_module().attr("datetime_data")(value.attr("dtype")));
-  time_scale scale = numpy_time_scale(nb::cast<std::string>(data[0]), nb::cast<std::int64_t>(data[1]));
+  time_scale scale = numpy_time_scale(utf8_string(data[0]), nb::cast<std::int64_t>(data[1]));
   if (!scale.linear) {
     value = value.attr("astype")("datetime64[us]");
     scale = numpy_time_scale("us", 1);

@@ -229,7 +229,9 @@ value_class numpy_class(nb::handle dtype) {
 /// A validity bitmap (Arrow's layout) of `arr` where `missing` (a NumPy bool
 /// array) is false, kept alive by the batch; nullptr when nothing is missing.
 const std::uint8_t* bitmap_of_present(key_batch& batch, nb::handle missing) {
-  if (!nb::cast<bool>(missing.attr("any")())) return nullptr;
+  const int any = PyObject_IsTrue(nb::object(missing.attr("any")()).ptr());  // a NumPy bool, not a Python one
+  if (any < 0) throw nb::python_error();
+  if (any == 0) return nullptr;
   nb::object present = numpy().attr("logical_not")(missing);
   nb::object bits = numpy().attr("packbits")(present, "bitorder"_a = "little");
   batch.keepalive.push_back(bits);

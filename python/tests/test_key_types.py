@@ -10,6 +10,7 @@ counted and must be zero."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import pickle
 import struct
 import subprocess
@@ -281,6 +282,11 @@ def _holds(dtype, value) -> bool:
 def _sources_of(value):
     """(name, how to insert, how to query) for every exact source of `value`."""
     out = []
+    if isinstance(value, float) and value == 0 and math.copysign(1.0, value) < 0:
+        # -0.0 is a float key of its own (docs/KEYS.md: floats keep their bits): no integer is it.
+        return [(f"numpy {d}", lambda f, a=np.array([value], dtype=d): f.add_many(a),
+                 lambda f, a=np.array([value], dtype=d): bool(f.may_contain_many(a)[0])) for d in FLOAT_DTYPES] + [
+            ("float", lambda f: f.add(value), lambda f: f.may_contain(value))]
     if float(value).is_integer() and -(2**63) <= int(value) < 2**64:
         v = int(value)
         out.append(("int", lambda f: f.add(v), lambda f: f.may_contain(v)))
@@ -331,7 +337,7 @@ def test_a_number_is_found_through_every_exact_source(value, data):
 def _may_refuse(key_type, reader, value) -> bool:
     """Whether docs/KEYS.md lets a filter of `key_type` refuse `value` read as `reader`: a float
     outside int64's range into int64, an integer beyond 2**53 into float64."""
-    floaty = reader.startswith(("float", "numpy float"))
+    floaty = "float" in reader
     if key_type == "int64":
         return floaty and not (-(2**63) <= value < 2**63)
     if key_type == "float64":
@@ -528,7 +534,7 @@ def test_old_files_load_untyped_and_answer_as_before():
         assert f.to_bytes() == data, name  # written back byte for byte (no version 5 for untyped filters)
         # The corpus holds the uint64 keys 0..14 (tests/file_format_corpus_test.cpp).
         keys = np.arange(15, dtype=np.uint64)
-        if name != "age_partitioned_bloom":
+        if name not in ("age_partitioned_bloom", "cuckoo_filter"):  # those two hold other keys
             assert f.may_contain_many(keys).all(), name
             assert all(int(k) in f for k in keys), name
         # Untyped: each key hashes its own bytes, as before (a NumPy int32 its 4).
