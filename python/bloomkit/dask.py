@@ -103,7 +103,9 @@ def column_type(coll, column):
     for a bag or an object column, whose values decide."""
     if _is_bag(coll):
         return None
-    dtype = coll[column].dtype if hasattr(coll, "columns") else coll.dtype
+    import dask.dataframe as dd
+
+    dtype = coll[column].dtype if isinstance(coll, dd.DataFrame) else coll.dtype
     return _e.pandas_column_type(dtype)
 
 

@@ -608,7 +608,9 @@ bool is_arrow_chunked(nb::handle x) { return has_attribute(x, "chunks") && has_a
 /// pandas' classes or their subclasses). pandas is not imported here: an
 /// object of it exists only once it is.
 bool is_pandas(nb::handle x) {
-  PyObject* pd = PyImport_GetModule(nb::str("pandas").ptr());
+  static PyObject* name = nullptr;  // interned once, kept for the process (a failed allocation: MemoryError)
+  if (name == nullptr && (name = PyUnicode_InternFromString("pandas")) == nullptr) throw nb::python_error();
+  PyObject* pd = PyImport_GetModule(name);
   if (pd == nullptr) {
     if (PyErr_Occurred() != nullptr) throw nb::python_error();
     return false;
