@@ -3,10 +3,13 @@
 Every kind is a class: SplitBlockBloom (Parquet's filter), BlockedBloom, StandardBloom,
 CountingBloom (with remove), ScalableBloom (grows), CuckooFilter (remove at ~log2(1/p) + 3
 bits per key), AgePartitionedBloom (a window of the last N keys or T time units), and the
-static BinaryFuse and Ribbon (built once from all keys). Keys hash exactly as in C++ and the CLI: bytes-like as their
-bytes, str as UTF-8, int as 8 little-endian bytes, float as IEEE-754 double bits, NumPy and
-Arrow arrays element by element at their type's width. A filter built here and one built by
-`bloomkit build` from the same keys are the same file, byte for byte.
+static BinaryFuse and Ribbon (built once from all keys). Every filter has a key type (docs/KEYS.md;
+`f.key_type`, recorded in its file): 'bytes' (str as UTF-8, bytes), 'int64' (every integer and
+bool of any width: Python, NumPy, Arrow and pandas, widened), 'float64', 'timestamp_us'
+(datetimes), 'date32' (dates), and for Parquet column filters 'int32' and 'float32'. A new filter
+takes the type of its first insert; a value converts into it when that is exact and raises
+MismatchError, naming both types, otherwise. Keys hash exactly as in C++ and the CLI, so a filter
+built here and one built by `bloomkit build` from the same keys are the same file, byte for byte.
 
     >>> import bloomkit
     >>> f = bloomkit.SplitBlockBloom(1_000_000, 0.01)
@@ -16,7 +19,8 @@ Arrow arrays element by element at their type's width. A filter built here and o
     >>> f.save("fruit.bkf"); g = bloomkit.load("fruit.bkf")
 
 Batch calls (add_many, may_contain_many, add_hashes, may_contain_hashes) take NumPy arrays,
-pyarrow Arrays/ChunkedArrays (read in place) or any iterable, and release the GIL.
+pyarrow Arrays/ChunkedArrays (read in place), pandas Series of any dtype or any iterable, skip
+missing values (None, NaN in pandas columns, pd.NA, NaT, nulls), and release the GIL.
 """
 
 from __future__ import annotations
@@ -169,27 +173,42 @@ def _hash_spec_of(kind_or_filter: Any) -> tuple[str, int]:
     return spec
 
 
-def hash_keys(keys: Any, kind_or_filter: Any = "split-block") -> Any:
+def _key_type_of(kind_or_filter: Any, key_type: Any) -> Any:
+    if key_type is not None:
+        return key_type
+    t = getattr(kind_or_filter, "key_type", None)
+    return t if isinstance(t, str) and t != "unspecified" else None
+
+
+def hash_keys(keys: Any, kind_or_filter: Any = "split-block", key_type: Any = None) -> Any:
     """The uint64 hashes (a NumPy array) that `kind_or_filter` computes for `keys`: the same
     values its add_many / may_contain_many use, so code can route or partition keys by hash
     (e.g. by block: ((h >> 32) * num_blocks) >> 32) and then call add_hashes.
 
-    `kind_or_filter` is a filter (its hash_spec), a filter class or CLI kind name (that kind's
-    default hash), or an (algorithm, seed) tuple. `keys` is any batch input (see
-    may_contain_many); Arrow nulls raise InvalidArgumentError. Releases the GIL."""
+    `kind_or_filter` is a filter (its hash_spec and key type), a filter class or CLI kind name
+    (that kind's default hash), or an (algorithm, seed) tuple. `key_type` ('int64', 'bytes', ...;
+    default: the filter's, else none) converts the keys as a filter of that type does
+    (MismatchError if they do not convert); without one each key hashes its own bytes. `keys`
+    is any batch input (see may_contain_many); missing values raise InvalidArgumentError.
+    Releases the GIL."""
     algorithm, seed = _hash_spec_of(kind_or_filter)
-    return _bloomkit._hash_keys(keys, algorithm, seed)
+    return _bloomkit._hash_keys(keys, algorithm, seed, _key_type_of(kind_or_filter, key_type))
 
 
-def hash_key(key: Any, kind_or_filter: Any = "split-block") -> int:
+def hash_key(key: Any, kind_or_filter: Any = "split-block", key_type: Any = None) -> int:
     """The 64-bit hash of one key, as hash_keys computes it."""
     algorithm, seed = _hash_spec_of(kind_or_filter)
-    return _bloomkit._hash_key(key, algorithm, seed)
+    return _bloomkit._hash_key(key, algorithm, seed, _key_type_of(kind_or_filter, key_type))
+
+
+#: The key types (docs/KEYS.md), as `key_type` properties and arguments spell them.
+KEY_TYPES = ("unspecified", "bytes", "int64", "float64", "int32", "float32", "timestamp_us", "date32")
 
 
 __all__ = [
     "SplitBlockBloom", "BlockedBloom", "StandardBloom", "CountingBloom", "ScalableBloom",
-    "BinaryFuse", "Ribbon", "CuckooFilter", "AgePartitionedBloom", "Filter", "KINDS", "kind", "hash_key", "hash_keys",
+    "BinaryFuse", "Ribbon", "CuckooFilter", "AgePartitionedBloom", "Filter", "KINDS", "KEY_TYPES", "kind", "hash_key",
+    "hash_keys",
     "from_bytes", "load", "open", "inspect", "sizing", "parquet",
     "Error", "InvalidArgumentError", "MismatchError", "HashMismatchError", "FileError", "FormatError",
     "TruncatedError", "CorruptError", "ChecksumError", "UnsupportedVersionError", "UnknownKindError",

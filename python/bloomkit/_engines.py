@@ -22,6 +22,11 @@ import bloomkit
 
 __all__ = [
     "EngineError",
+    "ColumnType",
+    "arrow_column_type",
+    "pandas_column_type",
+    "require_probe_converts",
+    "key_type_for_build",
     "resolve_kind",
     "kind_name",
     "partition_filter",
@@ -118,12 +123,13 @@ def _check_keys(arr, column: str) -> None:
         )
 
 
-def partition_filter(cls, capacity: int, fpr: float, arrays: Iterable, column: str):
-    """One partition's filter: ``cls(capacity, fpr)`` (every partition gets
-    the same parameters, so the filters merge) with each Arrow array added
-    by one ``add_many`` call. Raises EngineError naming ``column`` for a null
-    key or keys of a type bloomkit cannot hash."""
-    f = cls(capacity, fpr)
+def partition_filter(cls, capacity: int, fpr: float, arrays: Iterable, column: str, key_type: str | None = None):
+    """One partition's filter: ``cls(capacity, fpr, key_type=key_type)``
+    (every partition gets the same parameters and key type, so the filters
+    merge, an empty partition's too) with each Arrow array added by one
+    ``add_many`` call. Raises EngineError naming ``column`` for a null key or
+    keys of a type bloomkit cannot hash."""
+    f = cls(capacity, fpr, key_type=key_type)
     for arr in arrays:
         arr = as_arrow_checked(arr, column)
         _check_keys(arr, column)
@@ -131,6 +137,9 @@ def partition_filter(cls, capacity: int, fpr: float, arrays: Iterable, column: s
             f.add_many(arr)
         except EngineError:
             raise
+        except bloomkit.MismatchError as e:
+            raise EngineError(f"bloomkit: column {column!r}: its values do not convert into the filter's key type: "
+                              f"{e}") from e
         except Exception as e:  # the binding's TypeError/ValueError for an unsupported key type
             raise EngineError(f"bloomkit: column {column!r}: cannot use its values as keys: {e}") from e
     return f
@@ -145,13 +154,24 @@ def as_arrow_checked(values, column: str):
         raise EngineError(f"bloomkit: column {column!r}: cannot use its values as keys: {e}") from e
 
 
+def _merge_into(acc, other):
+    """acc merged with other. An empty untyped partial filter (a partition
+    whose column had no type to give, e.g. an empty object column) is the
+    identity of the merge, whatever the other's key type: it is skipped, so
+    it cannot make the merge refuse two key types."""
+    if other.key_type == "unspecified" and other.inserted == 0 and acc.key_type != "unspecified":
+        return acc
+    if acc.key_type == "unspecified" and acc.inserted == 0 and other.key_type != "unspecified":
+        return other
+    acc.merge(other)
+    return acc
+
+
 def merge_bytes(a: bytes, b: bytes) -> bytes:
     """The file bytes of from_bytes(a) merged with from_bytes(b). Merging is
     an OR (counting: a saturating add), so it is associative, commutative
     and idempotent for re-run tasks: any reduction tree gives the same bytes."""
-    fa = bloomkit.from_bytes(a)
-    fa.merge(bloomkit.from_bytes(b))
-    return fa.to_bytes()
+    return _merge_into(bloomkit.from_bytes(a), bloomkit.from_bytes(b)).to_bytes()
 
 
 def merge_many(blobs: list) -> bytes:
@@ -159,7 +179,7 @@ def merge_many(blobs: list) -> bytes:
     it = iter(blobs)
     acc = bloomkit.from_bytes(next(it))
     for b in it:
-        acc.merge(bloomkit.from_bytes(b))
+        acc = _merge_into(acc, bloomkit.from_bytes(b))
     return acc.to_bytes()
 
 
@@ -212,13 +232,14 @@ def capacity_from_estimate(estimate: float, exact: bool, k: int = KMV_K) -> int:
     return max(1, math.ceil(estimate * (1.0 + 2.0 / math.sqrt(k - 2))))
 
 
-def hashes_of(arrays: Iterable, cls, column: str) -> Iterator[np.ndarray]:
-    """The kind's key hashes of each Arrow array (nulls refused, as in a build)."""
+def hashes_of(arrays: Iterable, cls, column: str, key_type: str | None = None) -> Iterator[np.ndarray]:
+    """The kind's key hashes of each Arrow array, converted into ``key_type``
+    (None: each value's own bytes), nulls refused as in a build."""
     for arr in arrays:
         arr = as_arrow_checked(arr, column)
         _check_keys(arr, column)
         try:
-            yield np.asarray(bloomkit.hash_keys(arr, cls), dtype=np.uint64)
+            yield np.asarray(bloomkit.hash_keys(arr, cls, key_type=key_type), dtype=np.uint64)
         except EngineError:
             raise
         except Exception as e:
@@ -237,3 +258,145 @@ def probe_mask(f, arr, column: str) -> np.ndarray:
     out = np.zeros(len(arr), dtype=bool)
     out[valid] = np.asarray(f.may_contain_many(arr.drop_null()), dtype=bool)
     return out
+
+
+# ---- key types of engine columns (docs/KEYS.md) ---------------------------------
+#
+# A column's type decides the key type a build records (every integer type
+# int64, floats float64, strings and binaries bytes, timestamps
+# timestamp_us, dates date32), and a probe compares it with the filter's on
+# the driver, before any task runs: the probe goes ahead only when every
+# value of the column's type converts exactly into the filter's key type
+# (docs/KEYS.md's "What converts" read for whole column types: an int
+# column into an int64 filter, a float column into a float64 filter), so a
+# semi join never drops a row that joins; anything else is refused with
+# MismatchError. Timestamps convert into timestamp_us exactly unless a value
+# has a sub-microsecond remainder (pandas' ns columns), which the batch
+# itself refuses.
+
+
+class ColumnType:
+    """An engine column's type for the key-type checks: the class of its values
+    ("bytes", "integer", "boolean", "floating", "timestamp", "date", "other"),
+    their width in bytes (numbers), and the name the engine gives the type."""
+
+    __slots__ = ("values", "width", "name")
+
+    def __init__(self, values: str, width: int, name: str):
+        self.values, self.width, self.name = values, width, name
+
+    @property
+    def key_type(self) -> str | None:
+        """The key type a filter built from the column records (None: no key type)."""
+        return {"bytes": "bytes", "integer": "int64", "boolean": "int64", "floating": "float64",
+                "timestamp": "timestamp_us", "date": "date32"}.get(self.values)
+
+    def converts_into(self, key_type: str) -> bool:
+        """Whether every value of this column type converts exactly into ``key_type``."""
+        v, w = self.values, self.width
+        if key_type == "unspecified":
+            return True
+        if key_type == "bytes":
+            return v == "bytes"
+        if key_type == "int64":
+            return v in ("integer", "boolean")
+        if key_type == "int32":
+            return (v == "integer" and w <= 4) or v in ("boolean", "date")
+        if key_type == "float64":
+            return (v == "integer" and w <= 4) or v == "floating"
+        if key_type == "float32":
+            return (v == "integer" and w <= 2) or (v == "floating" and w <= 4)
+        if key_type == "timestamp_us":
+            return v == "timestamp"
+        if key_type == "date32":
+            return v == "date"
+        return False
+
+    def __repr__(self) -> str:
+        return f"ColumnType({self.values!r}, {self.width}, {self.name!r})"
+
+
+def arrow_column_type(t: pa.DataType) -> ColumnType:
+    """The ColumnType of an Arrow type (a dictionary's: its values')."""
+    name = str(t)
+    if pa.types.is_dictionary(t):
+        inner = arrow_column_type(t.value_type)
+        return ColumnType(inner.values, inner.width, name)
+    if pa.types.is_boolean(t):
+        return ColumnType("boolean", 1, name)
+    if pa.types.is_integer(t):
+        return ColumnType("integer", t.bit_width // 8, name)
+    if pa.types.is_floating(t):
+        return ColumnType("floating", t.bit_width // 8, name)
+    if (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t)
+            or getattr(pa.types, "is_string_view", lambda _: False)(t)
+            or getattr(pa.types, "is_binary_view", lambda _: False)(t)):
+        return ColumnType("bytes", 0, name)
+    if pa.types.is_timestamp(t):
+        return ColumnType("timestamp", 8, name)
+    if pa.types.is_date(t):
+        return ColumnType("date", 4, name)
+    return ColumnType("other", 0, name)
+
+
+def pandas_column_type(dtype) -> ColumnType | None:
+    """The ColumnType of a pandas dtype, or None where the dtype does not say
+    (object columns: their values decide, batch by batch)."""
+    import pandas as pd
+
+    name = str(dtype)
+    if isinstance(dtype, pd.CategoricalDtype):
+        inner = pandas_column_type(dtype.categories.dtype)
+        return None if inner is None else ColumnType(inner.values, inner.width, name)
+    if isinstance(dtype, pd.ArrowDtype):
+        return arrow_column_type(dtype.pyarrow_dtype)
+    if isinstance(dtype, pd.StringDtype):
+        return ColumnType("bytes", 0, name)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return ColumnType("timestamp", 8, name)
+    kind = getattr(dtype, "kind", "O")
+    size = getattr(dtype, "itemsize", 0)
+    if kind == "b":
+        return ColumnType("boolean", 1, name)
+    if kind in "iu":
+        return ColumnType("integer", size, name)
+    if kind == "f":
+        return ColumnType("floating", size, name)
+    if kind == "M":
+        unit = np.datetime_data(np.dtype(dtype))[0] if isinstance(dtype, np.dtype) else ""
+        return ColumnType("date" if unit == "D" else "timestamp", 8, name)
+    if kind in "SU":
+        return ColumnType("bytes", 0, name)
+    if kind == "O":
+        return None
+    return ColumnType("other", 0, name)
+
+
+def key_type_for_build(ct: ColumnType | None, column: str) -> str | None:
+    """The key type a build over a column of type ``ct`` records (None: the
+    values decide, for columns whose type does not say). A column whose
+    values have no key type (decimal, time of day, nested) is refused on the
+    driver with EngineError."""
+    if ct is None:
+        return None
+    if ct.key_type is None:
+        raise EngineError(f"bloomkit: column {column!r}: cannot use its values as keys: its type {ct.name} has no "
+                          "key type (keys are strings, binaries, integers, booleans, floats, timestamps or dates; "
+                          "docs/KEYS.md); cast it first")
+    return ct.key_type
+
+
+def require_probe_converts(filter_key_type: str, ct: ColumnType | None, column: str) -> None:
+    """On the driver, before any task: raises bloomkit.MismatchError unless
+    every value of a column of type ``ct`` converts exactly into the filter's
+    key type (None: the column's type does not say; its batches are checked
+    as they come)."""
+    if ct is None or ct.converts_into(filter_key_type):
+        return
+    hint = ""
+    if ct.values in ("integer", "floating") and filter_key_type in ("int64", "int32", "float64", "float32"):
+        hint = "; only some of its values convert exactly: cast the column to the filter's type first"
+    raise bloomkit.MismatchError(
+        f"bloomkit: column {column!r}: the filter holds {filter_key_type} keys; got a column of {ct.name}"
+        f" ({ct.key_type or 'no key type'}){hint}")

@@ -13,6 +13,15 @@ array into one ``add_many`` call; a bag's partition is converted by pyarrow
 first) and a tree of merge tasks with fan-in ``split_every`` (8) up to one
 filter: the same design and the same bit-identity argument as bloomkit.spark
 (docs/SCALE.md). Partial filters travel between workers as file bytes.
+
+Key types (docs/KEYS.md): a build records the key type of the column's
+dtype, as pandas columns give it (every integer dtype, nullable and
+Arrow-backed ones included, int64; floats float64; strings bytes;
+datetimes timestamp_us); an object column or a bag takes the type of its
+values. semi_join_filter and sharded_semi_join compare the probe column's
+dtype with the filter's key type before any task runs: a column whose every
+value converts exactly is probed, anything else raises
+bloomkit.MismatchError naming both types.
 """
 
 from __future__ import annotations
@@ -28,7 +37,8 @@ from . import _engines as _e
 from . import sharding as _sh
 from ._engines import EngineError
 
-__all__ = ["build", "semi_join_filter", "build_sharded", "sharded_semi_join", "count_distinct", "EngineError"]
+__all__ = ["build", "semi_join_filter", "build_sharded", "sharded_semi_join", "count_distinct", "column_type",
+           "EngineError"]
 
 
 def _delayed():
@@ -79,13 +89,24 @@ def _tree(nodes, combine, split_every: int):
     return nodes[0]
 
 
-def _build_part(part, column, is_bag, cls, capacity, fpr) -> bytes:
+def _build_part(part, column, is_bag, cls, capacity, fpr, key_type=None) -> bytes:
     arr = _keys_of(part, column, is_bag)
-    return _e.partition_filter(cls, capacity, fpr, [arr], _name(column)).to_bytes()
+    return _e.partition_filter(cls, capacity, fpr, [arr], _name(column), key_type).to_bytes()
 
 
-def _sketch_part(part, column, is_bag, cls) -> np.ndarray:
-    return _e.kmv_sketch(_e.hashes_of([_keys_of(part, column, is_bag)], cls, _name(column)))
+def _sketch_part(part, column, is_bag, cls, key_type=None) -> np.ndarray:
+    return _e.kmv_sketch(_e.hashes_of([_keys_of(part, column, is_bag)], cls, _name(column), key_type))
+
+
+def column_type(coll, column):
+    """The key-type view of a dask DataFrame's column (or a Series') dtype; None
+    for a bag or an object column, whose values decide."""
+    if _is_bag(coll):
+        return None
+    import dask.dataframe as dd
+
+    dtype = coll[column].dtype if isinstance(coll, dd.DataFrame) else coll.dtype
+    return _e.pandas_column_type(dtype)
 
 
 def _sketch_merge(sketches) -> np.ndarray:
@@ -99,9 +120,10 @@ def count_distinct(coll, column, kind="split-block", split_every: int = 8) -> tu
     """(approximate distinct count, exact?) by KMV sketches of the kind's key
     hashes, merged in a tree (see _engines.py for the error)."""
     cls = kind if isinstance(kind, type) else _e.resolve_kind(kind)
+    key_type = _e.key_type_for_build(column_type(coll, column), _name(column))
     delayed = _delayed()
     is_bag = _is_bag(coll)
-    parts = [delayed(_sketch_part)(p, column, is_bag, cls) for p in _parts(coll, column)]
+    parts = [delayed(_sketch_part)(p, column, is_bag, cls, key_type) for p in _parts(coll, column)]
     if not parts:
         return 0.0, True
     return _e.kmv_estimate(_tree(parts, _sketch_merge, split_every).compute())
@@ -112,18 +134,20 @@ def build(coll, column, kind="split-block", fpr: float = 0.01, capacity: int | N
     """A bloomkit filter over a dask DataFrame's ``column`` (or a Series, or a
     Bag: its elements when ``column`` is None, element[column] otherwise),
     one task per partition and a merge tree of fan-in ``split_every``.
-    Same contract as bloomkit.spark.build."""
+    Same contract as bloomkit.spark.build; the filter records the key type
+    of the column's dtype (an object column or a bag: of its values)."""
     cls = _e.resolve_kind(kind)
+    key_type = _e.key_type_for_build(column_type(coll, column), _name(column))
     if capacity is None:
         estimate, exact = count_distinct(coll, column, cls, split_every)
         capacity = _e.capacity_from_estimate(estimate, exact)
     capacity, fpr = int(capacity), float(fpr)
-    cls(capacity, fpr)
+    cls(capacity, fpr, key_type=key_type)
     delayed = _delayed()
     is_bag = _is_bag(coll)
-    parts = [delayed(_build_part)(p, column, is_bag, cls, capacity, fpr) for p in _parts(coll, column)]
+    parts = [delayed(_build_part)(p, column, is_bag, cls, capacity, fpr, key_type) for p in _parts(coll, column)]
     if not parts:
-        result = cls(capacity, fpr)
+        result = cls(capacity, fpr, key_type=key_type)
     else:
         result = bloomkit.from_bytes(_tree(parts, _e.merge_many, split_every).compute())
     if path is not None:
@@ -146,19 +170,26 @@ def semi_join_filter(ddf, column: str, filt):
     """The rows of ``ddf`` whose ``column`` may be in ``filt``: the filter's
     bytes enter the graph once (one delayed node every partition task
     depends on), each worker deserialises it once, and each partition is
-    answered by one ``may_contain_many`` call. Lazy; nulls match nothing."""
+    answered by one ``may_contain_many`` call. The column's dtype is compared
+    with the filter's key type first (bloomkit.MismatchError, before any
+    task, unless every value converts exactly). Lazy; nulls match nothing."""
     import hashlib
 
+    if not hasattr(filt, "key_type"):
+        raise bloomkit.MismatchError(
+            f"bloomkit: semi_join_filter takes a bloomkit filter; got a {type(filt).__name__} (Spark's and Guava's "
+            "own filters hash by their libraries' rules: probe them in their engine)")
+    _e.require_probe_converts(filt.key_type, column_type(ddf, column), column)
     blob = filt.to_bytes()
     key = hashlib.blake2b(blob, digest_size=16).hexdigest()
     shared = _delayed()(blob, pure=True)
     return ddf.map_partitions(_semi_part, column, shared, key, meta=ddf._meta)
 
 
-def _split_part(part, column, is_bag, cls, layout_args) -> dict:
+def _split_part(part, column, is_bag, cls, layout_args, key_type=None) -> dict:
     layout = _sh.ShardLayout(*layout_args)
     pieces = {}
-    for h in _e.hashes_of([_keys_of(part, column, is_bag)], cls, _name(column)):
+    for h in _e.hashes_of([_keys_of(part, column, is_bag)], cls, _name(column), key_type):
         for s, p in _sh.split_by_shard(h, layout):
             pieces[s] = p
     return pieces
@@ -183,6 +214,10 @@ def build_sharded(coll, column, path: str, shards: int, kind="split-block", fpr:
     shard; the manifest is written last and the staging folder renamed into
     place, so a failure leaves nothing at ``path``. Returns the manifest path."""
     cls = _sh.filter_class(kind)
+    key_type = _e.key_type_for_build(column_type(coll, column), _name(column))
+    if key_type is None:
+        raise EngineError(f"bloomkit: column {_name(column)!r}: a sharded build needs the key type from the column's "
+                          "dtype (an object column or a bag does not say it): cast the column first")
     if capacity is None:
         estimate, exact = count_distinct(coll, column, cls)
         capacity = _e.capacity_from_estimate(estimate, exact)
@@ -193,13 +228,13 @@ def build_sharded(coll, column, path: str, shards: int, kind="split-block", fpr:
     is_bag = _is_bag(coll)
     staging = _sh.staging_folder(path)
     try:
-        splits = [delayed(_split_part)(p, column, is_bag, cls, layout_args) for p in _parts(coll, column)]
+        splits = [delayed(_split_part)(p, column, is_bag, cls, layout_args, key_type) for p in _parts(coll, column)]
         built = [delayed(_build_one)(kind, params, layout_args, s, staging, *[delayed(_piece)(sp, s) for sp in splits])
                  for s in range(int(shards))]
         import dask
 
         entries = list(dask.compute(*built))
-        return _sh.finish(kind, params, layout, entries, staging, path)
+        return _sh.finish(kind, params, layout, entries, staging, path, key_type)
     except BaseException:
         _sh.abandon(staging)
         raise
@@ -216,5 +251,6 @@ def sharded_semi_join(ddf, column: str, manifest_path: str):
     """semi_join_filter against a sharded filter (each worker maps the shard
     files once; batches are routed by shard and reassembled in order)."""
     manifest_path = os.path.abspath(manifest_path)
-    _sh.ShardedFilter(manifest_path)
+    sharded = _sh.ShardedFilter(manifest_path)
+    _e.require_probe_converts(sharded.key_type, column_type(ddf, column), column)
     return ddf.map_partitions(_sharded_part, column, manifest_path, meta=ddf._meta)

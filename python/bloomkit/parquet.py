@@ -11,7 +11,11 @@ as the writer's engine would, and builds filters equal to what a writer stores.
     [0, 2]
 
 Values are hashed as Parquet hashes them: XXH64 (seed 0) of the value's plain encoding (INT32 as
-4 little-endian bytes, INT64 as 8, FLOAT/DOUBLE as IEEE bits, BYTE_ARRAY as its bytes, ...).
+4 little-endian bytes, INT64 as 8, FLOAT/DOUBLE as IEEE bits, BYTE_ARRAY as its bytes, ...). A
+filter read from a file carries its column's physical type as its key type (INT32 'int32', INT64
+'int64', FLOAT 'float32', DOUBLE 'float64', byte arrays 'bytes'; docs/KEYS.md), so probing it with
+values of another type converts them when that is exact (an int or a NumPy int64 2 into an INT32
+column's filter) and raises MismatchError otherwise (a str, or 2**40, into int32).
 """
 
 from __future__ import annotations
@@ -38,8 +42,16 @@ def row_groups(path: PathLike) -> list[dict[str, Any]]:
 
 def read_filter(path: PathLike, column: Column, row_group: int) -> Optional[SplitBlockBloom]:
     """The filter of `column` (name, dotted path or index) in `row_group` as a SplitBlockBloom
-    (XXH64 seed 0, the writer's exact bits), or None when the writer stored none."""
+    (XXH64 seed 0, the writer's exact bits), or None when the writer stored none. Its key_type is
+    the column's physical type (column_key_type)."""
     return _p.read_filter(path, column, row_group)
+
+
+def column_key_type(path: PathLike, column: Column) -> str:
+    """The key type of `column`'s filters: its physical type (INT32 'int32', INT64 'int64', FLOAT
+    'float32', DOUBLE 'float64', BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY / INT96 'bytes'; BOOLEAN
+    'unspecified', which has no filters)."""
+    return _p.column_key_type(path, column)
 
 
 def probe(path: PathLike, column: Column, values: Iterable[Any]) -> list[dict[str, Any]]:
@@ -68,18 +80,48 @@ def filter_from_bitset(bitset: Any) -> SplitBlockBloom:
     return _p.filter_from_bitset(bitset)
 
 
-def foldable_filter(max_ndv: int, fpp: float = 0.01) -> SplitBlockBloom:
+def foldable_filter(max_ndv: int, fpp: float = 0.01, *, key_type: Optional[str] = None) -> SplitBlockBloom:
     """An empty filter to fill and then fold to `fpp` (SplitBlockBloom.folded): twice the smallest
     power-of-two block count that holds `max_ndv` distinct values at `fpp` by the true split-block
     FPR (bloomkit.sizing.split_block_fpr; the doubling is a margin, since one filter's bits can
     land a little above the expected FPR), at most 2**22 blocks (128 MiB, the largest bitset
-    Parquet readers accept). Hash: XXH64 seed 0."""
-    return _p.foldable_filter(max_ndv, fpp)
+    Parquet readers accept). Hash: XXH64 seed 0; keys typed `key_type` (docs/KEYS.md; None:
+    unspecified)."""
+    return _p.foldable_filter(max_ndv, fpp, key_type=key_type)
 
 
 # Arrow types whose Parquet physical type is INT32 although they are narrower: their plain
 # encoding is the value widened to 4 bytes (sign- or zero-extended, as the writer stores it).
 _WIDEN_TO_INT32 = {"int8", "int16", "uint8", "uint16"}
+
+
+def _physical(values: Any) -> tuple[Any, Optional[str]]:
+    """`values` as the Parquet column's physical values, and their key type: integers of 4 bytes
+    or less INT32 ('int32'), 8 bytes INT64 ('int64'), float FLOAT, double DOUBLE, strings and
+    binaries byte arrays ('bytes'); dates, times, timestamps and durations as the integers the
+    column stores (their counts); float16 as its FIXED_LEN_BYTE_ARRAY(2) bytes. Other types
+    (decimals) stay as they are, untyped (None)."""
+    import pyarrow as pa
+
+    t = values.type
+    if str(t) in _WIDEN_TO_INT32:
+        return values.cast(pa.int32()), "int32"
+    if pa.types.is_integer(t):
+        return values, "int32" if t.bit_width == 32 else "int64"
+    if pa.types.is_float16(t):
+        return values.view(pa.binary(2)), "bytes"
+    if pa.types.is_float32(t):
+        return values, "float32"
+    if pa.types.is_float64(t):
+        return values, "float64"
+    if pa.types.is_date32(t) or pa.types.is_time32(t):
+        return values.cast(pa.int32()), "int32"
+    if pa.types.is_timestamp(t) or pa.types.is_time64(t) or pa.types.is_duration(t) or pa.types.is_date64(t):
+        return values.cast(pa.int64()), "int64"
+    if (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t)):
+        return values, "bytes"
+    return values, None
 
 
 def filter_for_column(values: Any, fpp: float = 0.01, writer: str = "fold",
@@ -103,17 +145,16 @@ def filter_for_column(values: Any, fpp: float = 0.01, writer: str = "fold",
     name = str(values.type)
     if name == "bool":
         raise _bloomkit.UnsupportedError("Parquet writers store no Bloom filter for BOOLEAN columns")
-    if name in _WIDEN_TO_INT32:
-        values = values.cast(pa.int32())
+    values, key_type = _physical(values)
     if writer == "fold":
         if ndv is None:
             ndv = len(values) - values.null_count
-        f = foldable_filter(max(int(ndv), 1), fpp)
+        f = foldable_filter(max(int(ndv), 1), fpp, key_type=key_type)
         f.add_many(values)
         return f.folded(fpp)
     if ndv is None:
         ndv = pc.count_distinct(values, mode="only_valid").as_py()
-    f = SplitBlockBloom.parquet_sized(max(int(ndv), 1), fpp, writer)
+    f = SplitBlockBloom.parquet_sized(max(int(ndv), 1), fpp, writer, key_type=key_type)
     f.add_many(values)
     return f
 
@@ -318,7 +359,7 @@ def _main(argv: Optional[list[str]] = None) -> int:
     return 0
 
 
-__all__ = ["row_groups", "read_filter", "probe", "skippable_row_groups", "plain_encode",
+__all__ = ["row_groups", "read_filter", "column_key_type", "probe", "skippable_row_groups", "plain_encode",
            "filter_from_bitset", "filter_for_column", "foldable_filter", "plain_values", "add_filters"]
 
 

@@ -12,6 +12,12 @@ the unsharded filter when it fits, byte for byte.
     f = ShardedFilter("out/filter.manifest.json")   # refuses missing or mismatched shards
     f.may_contain_many(queries)                     # routed, answered per shard, in order
 
+Key types: the keys' hashes are computed under the key type of the column
+(docs/KEYS.md), which the manifest records in a top-level "key_type" field
+(readers that do not know it skip it; absent: "unspecified", each key's own
+bytes); ShardedFilter converts probe keys into it, as a filter of that type
+does, and gather() gives the unsharded filter of that type.
+
 bloomkit.spark.build_sharded and bloomkit.dask.build_sharded run the same
 steps on a cluster: each partition splits its keys' hashes by shard, the
 engine shuffles the pieces so that shard s's pieces meet in one task, which
@@ -116,11 +122,35 @@ def staging_folder(path: str) -> str:
     return staging
 
 
-def finish(kind, params: dict, layout, entries: list, staging: str, path: str) -> str:
-    """Writes the manifest into ``staging`` and renames it to ``path``;
-    returns the manifest's path. The folder appears complete or not at all."""
+def _with_key_type(text: str, key_type: str | None) -> str:
+    """The manifest text with a top-level "key_type" field after "kind" (the
+    C++ reader skips fields it does not know)."""
+    if not key_type or key_type == "unspecified":
+        return text
+    if key_type not in bloomkit.KEY_TYPES:
+        raise bloomkit.InvalidArgumentError(f"key_type must be one of {', '.join(bloomkit.KEY_TYPES)}; got {key_type!r}")
+    head, sep, rest = text.partition('\n "kind": ')
+    line, nl, tail = rest.partition("\n")
+    if not sep or not nl:
+        raise bloomkit.CorruptError("bloomkit: the manifest text has no \"kind\" line")
+    return f'{head}{sep}{line}{nl} "key_type": {json.dumps(key_type)},\n{tail}'
+
+
+def finish(kind, params: dict, layout, entries: list, staging: str, path: str, key_type: str | None = None) -> str:
+    """Writes the manifest (recording ``key_type``, the keys' type) into
+    ``staging`` and renames it to ``path``; returns the manifest's path. The
+    folder appears complete or not at all."""
     text = _ext.make_manifest_json(_shardable(kind), params, layout, list(entries))
-    _ext.write_manifest_json(text, os.path.join(staging, MANIFEST_NAME))
+    target = os.path.join(staging, MANIFEST_NAME)
+    _ext.write_manifest_json(text, target)  # validated by the library
+    typed = _with_key_type(text, key_type)
+    if typed != text:  # the key type, in a field the library's reader skips (written atomically)
+        tmp = target + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(typed)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
     path = os.path.abspath(path)
     if os.path.isdir(path):
         os.rmdir(path)  # empty (staging_folder checked it)
@@ -134,11 +164,14 @@ def abandon(staging: str) -> None:
 
 
 def build_local(keys, path: str, shards: int, kind="split-block", capacity: int | None = None,
-                fpr: float = 0.01) -> str:
+                fpr: float = 0.01, key_type: str | None = None) -> str:
     """A sharded filter over ``keys`` built in this process (the reference
-    the engines are tested against); returns the manifest path."""
+    the engines are tested against), of key type ``key_type`` (default: the
+    type the keys give, as a filter's first insert); returns the manifest path."""
     cls = filter_class(kind)
-    hashes = next(iter(hashes_of([keys], cls, "keys")))
+    if key_type is None:
+        key_type = _ext._batch_key_type(keys)
+    hashes = next(iter(hashes_of([keys], cls, "keys", key_type)))
     capacity = max(1, len(hashes)) if capacity is None else capacity
     params = plan(kind, capacity, fpr)
     layout = ShardLayout(params["blocks"], shards)
@@ -147,7 +180,7 @@ def build_local(keys, path: str, shards: int, kind="split-block", capacity: int 
         pieces = dict(split_by_shard(hashes, layout))
         empty = np.empty(0, dtype=np.uint64)
         entries = [build_shard(kind, params, layout, s, [pieces.get(s, empty)], staging) for s in range(shards)]
-        return finish(kind, params, layout, entries, staging, path)
+        return finish(kind, params, layout, entries, staging, path, key_type)
     except BaseException:
         abandon(staging)
         raise
@@ -163,6 +196,13 @@ class ShardedFilter:
         self._path = os.fspath(manifest_path)
         self._impl = _ext.ShardedFilter(self._path)
         self.manifest = json.loads(self._impl.manifest_json)
+        with open(self._path, encoding="utf-8") as f:
+            recorded = json.load(f).get("key_type", "unspecified")
+        if recorded not in bloomkit.KEY_TYPES:
+            raise bloomkit.CorruptError(f"bloomkit: {self._path}: field 'key_type' is not a key type: {recorded!r}")
+        #: The keys' type (the manifest's "key_type"; "unspecified" when it records none).
+        self.key_type = recorded
+        self.manifest["key_type"] = recorded
         self.kind = "split-block" if self.manifest["kind"] == "split_block_bloom" else "blocked"
         self.filter_class = filter_class(self.kind)
 
@@ -175,12 +215,17 @@ class ShardedFilter:
         return self._impl.may_contain_hashes(np.ascontiguousarray(hashes, dtype=np.uint64))
 
     def may_contain_many(self, keys) -> np.ndarray:
-        """Answers for keys, hashed as the filter class hashes them."""
-        return self.may_contain_hashes(bloomkit.hash_keys(keys, self.filter_class))
+        """Answers for keys, hashed as the filter class hashes them, converted
+        into the key type (MismatchError for keys that do not convert)."""
+        key_type = None if self.key_type == "unspecified" else self.key_type
+        return self.may_contain_hashes(bloomkit.hash_keys(keys, self.filter_class, key_type=key_type))
 
     def gather(self):
-        """The unsharded filter (a filter_class instance), byte for byte."""
-        return bloomkit.from_bytes(self._impl.gather_bytes())
+        """The unsharded filter (a filter_class instance of the key type), byte for byte."""
+        f = bloomkit.from_bytes(self._impl.gather_bytes())
+        if self.key_type != "unspecified":
+            f.adopt_key_type(self.key_type)
+        return f
 
     def __reduce__(self):  # engines ship the path, each worker maps the files itself
         return (ShardedFilter, (self._path,))

@@ -22,6 +22,17 @@ however often Spark re-runs a lost task. Without ``capacity`` a first pass
 counts distinct keys approximately (KMV sketch of the key hashes; exact
 below 4096 distinct keys, 1.6 % standard error above; see _engines.py).
 
+Key types (docs/KEYS.md): a build records the key type of the column's
+Catalyst type (every integral type int64, float and double float64, string
+and binary bytes, timestamp timestamp_us, date date32), so an int column and
+a bigint column build the same filter. semi_join_filter and
+sharded_semi_join compare the probe column's type with the filter's on the
+driver, before any task runs: a column whose every value converts exactly
+(an int column against an int64 filter) is probed, converted batch by batch;
+anything else raises bloomkit.MismatchError naming both types. A filter
+Spark itself built (bloomkit.SparkBloom, Spark's rule: every integer as a
+long, strings as UTF-8) probes integral, string and binary columns.
+
 Bad input (a null key, a type bloomkit cannot hash) fails the Spark job;
 these functions then raise bloomkit._engines.EngineError with the column and
 the problem, and write no output file.
@@ -43,11 +54,28 @@ from . import sharding as _sh
 from . import sizing as _sizing
 from ._engines import EngineError
 
-__all__ = ["build", "semi_join_filter", "build_sharded", "sharded_semi_join", "count_distinct", "EngineError"]
+__all__ = ["build", "semi_join_filter", "build_sharded", "sharded_semi_join", "count_distinct", "column_type",
+           "EngineError"]
 
 
 def _first_column(batch) -> pa.Array:
     return batch.column(0)
+
+
+# Catalyst type names (DataType.typeName()) as (class of values, width in bytes).
+_CATALYST = {
+    "byte": ("integer", 1), "short": ("integer", 2), "integer": ("integer", 4), "long": ("integer", 8),
+    "float": ("floating", 4), "double": ("floating", 8), "boolean": ("boolean", 1),
+    "string": ("bytes", 0), "binary": ("bytes", 0), "char": ("bytes", 0), "varchar": ("bytes", 0),
+    "timestamp": ("timestamp", 8), "timestamp_ntz": ("timestamp", 8), "date": ("date", 4),
+}
+
+
+def column_type(df, column: str) -> _e.ColumnType:
+    """The key-type view of ``df[column]``'s Catalyst type (see the module docstring)."""
+    field = df.schema[column]
+    values, width = _CATALYST.get(field.dataType.typeName(), ("other", 0))
+    return _e.ColumnType(values, width, field.dataType.simpleString())
 
 
 def _job_error(e: Exception, column: str) -> Exception:
@@ -76,11 +104,13 @@ def _run(column: str, thunk):
 
 def count_distinct(df, column: str, kind="split-block") -> tuple[float, bool]:
     """(approximate distinct count, exact?) of the column's keys: KMV sketches
-    of the kind's key hashes per partition, merged with treeReduce."""
+    of the kind's key hashes (of the column's key type) per partition, merged
+    with treeReduce."""
     cls = kind if isinstance(kind, type) else _e.resolve_kind(kind)
+    key_type = _e.key_type_for_build(column_type(df, column), column)
 
     def sketch(batches):
-        s = _e.kmv_sketch(_e.hashes_of((_first_column(b) for b in batches), cls, column))
+        s = _e.kmv_sketch(_e.hashes_of((_first_column(b) for b in batches), cls, column, key_type))
         yield pa.RecordBatch.from_pydict({"sketch": [s.tobytes()]}, schema=pa.schema([("sketch", pa.binary())]))
 
     def merge(a, b):
@@ -100,29 +130,31 @@ def build(df, column: str, kind="split-block", fpr: float = 0.01, capacity: int 
     ("split-block", "blocked", "standard", "counting") or the class; static
     and scalable kinds are refused (they do not merge). Returns the filter;
     with ``path`` it is also saved there (atomically, only if the job
-    succeeded). Raises EngineError for bad keys, naming the column.
+    succeeded). The filter records the key type of the column's type.
+    Raises EngineError for bad keys, naming the column.
 
     ``engine``: "auto" builds a split-block filter in the executors' JVMs
     (bloomkit's jar, bloomkit._jvm; null keys skipped) when the jar loads, else
     in Python workers over Arrow; "jvm" or "python" insists on one. Both give
     the same bytes."""
     cls = _e.resolve_kind(kind)
+    key_type = _e.key_type_for_build(column_type(df, column), column)
     if _use_jvm(df, cls, engine):
-        return _build_jvm(df, column, fpr, capacity, path, depth)
+        return _build_jvm(df, column, fpr, capacity, path, depth, key_type)
     if capacity is None:
         estimate, exact = count_distinct(df, column, cls)
         capacity = _e.capacity_from_estimate(estimate, exact)
     capacity, fpr = int(capacity), float(fpr)
-    cls(capacity, fpr)  # parameters checked on the driver, before any job
+    cls(capacity, fpr, key_type=key_type)  # parameters checked on the driver, before any job
     schema = pa.schema([("filter", pa.binary())])
 
     def part(batches):
-        f = _e.partition_filter(cls, capacity, fpr, (_first_column(b) for b in batches), column)
+        f = _e.partition_filter(cls, capacity, fpr, (_first_column(b) for b in batches), column, key_type)
         yield pa.RecordBatch.from_pydict({"filter": [f.to_bytes()]}, schema=schema)
 
     partials = df.select(column).mapInArrow(part, "filter binary").rdd.map(lambda r: bytes(r[0]))
     if partials.getNumPartitions() == 0:
-        result = cls(capacity, fpr)
+        result = cls(capacity, fpr, key_type=key_type)
     else:
         result = bloomkit.from_bytes(_run(column, lambda: partials.treeReduce(_e.merge_bytes, depth=depth)))
     if path is not None:
@@ -161,7 +193,7 @@ def _python_records_key_types() -> bool:
     return _TYPES_KEYS[0]
 
 
-def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int):
+def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int, key_type: str):
     """build() for a split-block filter in the executors' JVMs: the KMV
     sketch (when no capacity is given) and every partition's filter are made
     there; the capacity and block count are chosen here, by the Python path's
@@ -178,6 +210,9 @@ def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int):
     typed = _python_records_key_types()
     blob = _run(column, lambda: jvm_spark.buildBytes(df._jdf, column, blocks, capacity, fpr, int(depth), typed))
     result = bloomkit.from_bytes(bytes(blob))
+    if key_type is not None and result.key_type != key_type:  # the jar reads the column's type as this package does
+        raise EngineError(f"bloomkit: column {column!r}: the JVM built {result.key_type} keys where "
+                          f"{key_type} was expected (a jar of another version?)")
     if path is not None:
         result.save(path)
     return result
@@ -194,26 +229,78 @@ def _filter_of(key: str, bc):
     return f
 
 
+# Spark's own BloomFilter takes longs (every integral type), strings and binaries.
+_SPARK_BLOOM_MODES = {"byte": "long", "short": "long", "integer": "long", "long": "long",
+                      "string": "bytes", "char": "bytes", "varchar": "bytes", "binary": "bytes"}
+
+
+def _spark_bloom_mode(df, column: str) -> str:
+    name = df.schema[column].dataType.typeName()
+    mode = _SPARK_BLOOM_MODES.get(name)
+    if mode is None:
+        raise bloomkit.MismatchError(
+            f"bloomkit: column {column!r}: a SparkBloom (Spark's own BloomFilter) holds longs, strings and "
+            f"binaries (Spark's rule: every integral type as a long); got a column of "
+            f"{df.schema[column].dataType.simpleString()}")
+    return mode
+
+
+def _spark_bloom_mask(f, arr, mode: str) -> np.ndarray:
+    """mightContain per value as Spark answers it (longs: every integer
+    widened, as putLong; strings: UTF-8, as putString), nulls False."""
+    import pyarrow.compute as pc
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    valid = arr.is_valid().to_numpy(zero_copy_only=False)
+    if mode == "long":
+        longs = pc.fill_null(pc.cast(arr, pa.int64()), 0).to_numpy(zero_copy_only=False)
+        return np.asarray(f.may_contain_longs(longs), dtype=bool) & valid
+    return np.array([v is not None and f.may_contain(v) for v in arr.to_pylist()], dtype=bool)
+
+
 def semi_join_filter(df, column: str, filt, engine: str = "auto"):
     """The rows of ``df`` whose ``column`` may be in ``filt`` (a bloomkit
-    filter): the filter is broadcast once and applied per Arrow batch with
-    ``mapInArrow``, one ``may_contain_many`` call per batch. Null keys are
-    dropped (they match nothing). Lazy: returns a DataFrame. A pre-filter: a
-    join after it still removes the false positives. ``engine`` as in
-    build: a SplitBlockBloom is probed in the JVM (a Spark predicate, the
-    filter broadcast) when bloomkit's jar loads."""
+    filter, or Spark's own as a bloomkit.SparkBloom): the filter is broadcast
+    once and applied per Arrow batch with ``mapInArrow``, one
+    ``may_contain_many`` call per batch. The column's type is compared with
+    the filter's key type on the driver first: a column whose every value
+    converts exactly is probed (an int column against an int64 filter keeps
+    exactly the rows a join keeps, and its false positives); anything else
+    raises bloomkit.MismatchError before any task runs. Null keys are dropped
+    (they match nothing). Lazy: returns a DataFrame. A pre-filter: a join
+    after it still removes the false positives. ``engine`` as in build: a
+    SplitBlockBloom is probed in the JVM (a Spark predicate, the filter
+    broadcast) when bloomkit's jar loads."""
     spark = df.sparkSession
+    import hashlib
+
+    index = df.columns.index(column)
+    if isinstance(filt, bloomkit.SparkBloom):
+        mode = _spark_bloom_mode(df, column)
+        sblob = filt.to_bytes()
+        sbc = spark.sparkContext.broadcast(sblob)
+        skey = "spark:" + hashlib.blake2b(sblob, digest_size=16).hexdigest()
+
+        def keep_spark(batches):
+            f = _BROADCAST.get(skey)
+            if f is None:
+                f = _BROADCAST[skey] = bloomkit.SparkBloom.from_bytes(sbc.value)
+            for b in batches:
+                yield b.filter(pa.array(_spark_bloom_mask(f, b.column(index), mode)))
+
+        return df.mapInArrow(keep_spark, df.schema)
+    if not hasattr(filt, "key_type"):
+        raise TypeError(f"bloomkit: semi_join_filter takes a bloomkit filter or a SparkBloom, not {type(filt).__name__}")
+    _e.require_probe_converts(filt.key_type, column_type(df, column), column)
     if _use_jvm(df, type(filt), engine):
         from pyspark.sql import DataFrame
 
         jdf = _run(column, lambda: _jvm.entry(spark).semiJoinFilter(df._jdf, column, filt.to_bytes()))
         return DataFrame(jdf, spark)
-    import hashlib
-
     blob = filt.to_bytes()
     key = hashlib.blake2b(blob, digest_size=16).hexdigest()
     bc = spark.sparkContext.broadcast(blob)
-    index = df.columns.index(column)
 
     def keep(batches):
         f = _filter_of(key, bc)
@@ -234,6 +321,7 @@ def build_sharded(df, column: str, path: str, shards: int, kind="split-block", f
     driver writes the manifest and renames the staging folder into place, so
     a failed job leaves nothing at ``path``. Returns the manifest's path."""
     cls = _sh.filter_class(kind)
+    key_type = _e.key_type_for_build(column_type(df, column), column)
     if capacity is None:
         estimate, exact = count_distinct(df, column, cls)
         capacity = _e.capacity_from_estimate(estimate, exact)
@@ -245,7 +333,7 @@ def build_sharded(df, column: str, path: str, shards: int, kind="split-block", f
 
     def split(batches):
         layout = _sh.ShardLayout(*layout_args)
-        for h in _e.hashes_of((_first_column(b) for b in batches), cls, column):
+        for h in _e.hashes_of((_first_column(b) for b in batches), cls, column, key_type):
             pieces = _sh.split_by_shard(h, layout)
             if pieces:
                 yield pa.RecordBatch.from_pydict(
@@ -260,7 +348,7 @@ def build_sharded(df, column: str, path: str, shards: int, kind="split-block", f
         routed = df.select(column).mapInArrow(split, "shard int, hashes binary").rdd.map(lambda r: (r[0], bytes(r[1])))
         built = routed.partitionBy(int(shards), lambda s: s).mapPartitionsWithIndex(build_one)
         entries = _run(column, built.collect)
-        return _sh.finish(kind, params, _sh.ShardLayout(*layout_args), entries, staging, path)
+        return _sh.finish(kind, params, _sh.ShardLayout(*layout_args), entries, staging, path, key_type)
     except BaseException:
         _sh.abandon(staging)
         raise
@@ -271,7 +359,8 @@ def sharded_semi_join(df, column: str, manifest_path: str):
     shard files once (checked against the manifest) and answers each Arrow
     batch by routing its hashes to the shards and reassembling in order."""
     manifest_path = os.path.abspath(manifest_path)
-    _sh.ShardedFilter(manifest_path)  # refuse a broken manifest on the driver, before the job
+    sharded = _sh.ShardedFilter(manifest_path)  # refuse a broken manifest on the driver, before the job
+    _e.require_probe_converts(sharded.key_type, column_type(df, column), column)
     index = df.columns.index(column)
 
     def keep(batches):

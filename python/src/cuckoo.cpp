@@ -44,16 +44,17 @@ void bind_cuckoo(nb::module_& m) {
   cls.def(
       "__init__",
       [](W* self, std::uint64_t capacity, double fpr, std::string_view widths, std::string_view hash,
-         std::uint64_t hash_seed) {
-        new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed), parse_widths(widths)));
+         std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
+        new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed, key_type), parse_widths(widths)));
       },
       "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "widths"_a = "smallest", "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+      "key_type"_a = nb::none(),
       "A filter for `capacity` keys at false-positive rate `fpr` (InvalidArgumentError for capacity 0, fpr\n"
       "outside (0, 1), or an fpr below what 16-bit fingerprints reach, about 1.2e-4).");
   cls.def_static(
       "with_buckets",
       [](std::uint64_t buckets, std::uint32_t fingerprint_bits, std::optional<std::uint64_t> capacity,
-         std::string_view hash, std::uint64_t hash_seed) {
+         std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
         // The design point: 95 % of the slots unless given, at the FPR of that
         // load. (The constructor checks buckets before this product matters.)
         const std::uint64_t slots = std::max<std::uint64_t>(buckets * 4, 1);
@@ -63,10 +64,10 @@ void bind_cuckoo(nb::module_& m) {
         const double per_slot = 1.0 / (std::ldexp(1.0, f) - 1.0);  // as cuckoo_filter's own FPR model
         const double load = std::min(1.0, static_cast<double>(n) / static_cast<double>(slots));
         const double fpr = std::clamp(-std::expm1(8.0 * load * std::log1p(-per_slot)), 1e-300, 0.999999);
-        return W(F(cuckoo_filter_params{buckets, fingerprint_bits, n, fpr, make_hash_spec(hash, hash_seed)}));
+        return W(F(cuckoo_filter_params{buckets, fingerprint_bits, n, fpr, make_hash_spec(hash, hash_seed, key_type)}));
       },
       "buckets"_a, "fingerprint_bits"_a, nb::kw_only(), "capacity"_a = nb::none(), "hash"_a = "xxh3_64",
-      "hash_seed"_a = 0,
+      "hash_seed"_a = 0, "key_type"_a = nb::none(),
       "A filter of exactly `buckets` buckets of 4 slots (1 to 2**44) with `fingerprint_bits`-bit fingerprints\n"
       "(4 to 16). `capacity` (at most 4 buckets; default 95 % of the slots) is the design point only.");
   def_state(cls, "buckets", [](const auto& f) { return f.buckets(); }, "Buckets in the table (m), 4 slots each.");

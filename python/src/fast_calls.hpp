@@ -84,6 +84,24 @@ void prefetch_insert(const F& f, std::uint64_t h) noexcept {
   }
 }
 
+/// The hash of `key` for a write into the owning filter `f` (`w` its
+/// object; the GIL held): under f's spec, or, when f is untyped and empty
+/// (no key inserted or parked), under the key type `key` gives (keys.hpp,
+/// key_type_of), which f then takes (adopt_key_type): an untyped filter's
+/// first typed insert decides its type. The type is taken only after the key
+/// was hashed, so a key that fails changes nothing.
+template <class F>
+std::uint64_t hash_for_write(const py_filter<F>& w, F& f, nb::handle key) {
+  hash_spec spec = f.hash();
+  if (spec.keys != key_type::unspecified || w.deferred.adds != 0 || f.inserted() != 0) [[likely]] {
+    return hash_object(key, spec);
+  }
+  spec.keys = key_type_of(key);
+  const std::uint64_t h = hash_object(key, spec);
+  if (spec.keys != key_type::unspecified) f.adopt_key_type(spec.keys);
+  return h;
+}
+
 namespace fast_impl {
 
 template <class F>
@@ -143,7 +161,7 @@ PyObject* add_method(PyObject* self, PyObject* key) noexcept {
     if constexpr (defers_adds<F>) {
       if (w.may_defer_add()) {
         F& f = *w.owned;
-        const std::uint64_t h = hash_object(nb::handle(key), f.hash());
+        const std::uint64_t h = hash_for_write(w, f, nb::handle(key));
         prefetch_insert(f, h);
         auto& parked = w.deferred;
         std::uint64_t& slot = parked.hashes[parked.adds % deferred_capacity];
@@ -154,7 +172,7 @@ PyObject* add_method(PyObject* self, PyObject* key) noexcept {
     }
     const auto lock = w.write_lock();
     F& f = w.writable();
-    insert_one(f, hash_object(nb::handle(key), f.hash()));
+    insert_one(f, hash_for_write(w, f, nb::handle(key)));
     Py_RETURN_NONE;
   } catch (...) {
     set_error_from_current_exception();

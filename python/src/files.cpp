@@ -51,6 +51,7 @@ nb::dict info_dict(const file_info& info) {
   d["version"] = info.version;
   d["hash"] = algorithm_name(info.hash);
   d["hash_seed"] = info.hash.seed;
+  d["key_type"] = std::string(to_string(info.key_type));
   d["inserted"] = info.inserted;
   d["inserted_accuracy"] = std::string(to_string(info.inserted_accuracy));
   d["capacity"] = info.capacity;

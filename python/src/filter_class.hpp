@@ -55,6 +55,9 @@ using namespace nb::literals;
 
 /// (algorithm, seed) from the Python spelling; errc::invalid_argument otherwise.
 hash_spec make_hash_spec(std::string_view algorithm, std::uint64_t seed);
+/// (algorithm, seed, key type) from the Python spelling (key_type None:
+/// unspecified, the filter takes the type of its first typed insert).
+hash_spec make_hash_spec(std::string_view algorithm, std::uint64_t seed, const std::optional<std::string>& key_type);
 
 /// The Python state of one filter object (see the file comment).
 template <class F>
@@ -176,10 +179,11 @@ template <class F>
 constexpr bool has_single_buffer = !std::is_same_v<F, scalable_bloom>;
 
 
-/// may_contain over a batch: out[i] for each key, false for Arrow nulls.
-/// `probe(f, batch, spec, out)` answers the whole batch without the GIL
-/// (default: query_batch_into, the kind's batch calls; a time window asks
-/// as of a time).
+/// may_contain over a batch: out[i] for each key, false for a missing
+/// value. The keys are converted into the filter's key type (MismatchError
+/// for keys that do not convert). `probe(f, batch, out)` answers the whole
+/// batch without the GIL (default: query_batch_into, the kind's batch
+/// calls; a time window asks as of a time).
 template <class F, class Probe>
 nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes, Probe probe) {
   hash_spec spec{};
@@ -194,7 +198,7 @@ nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes
     nb::gil_scoped_release release;
     std::shared_lock lock(self.sync->mutex);
     self.read([&](const auto& f) {
-      probe(f, batch, spec, out.data);
+      probe(f, batch, out.data);
       return 0;
     });
   }
@@ -202,16 +206,16 @@ nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes
 }
 template <class F>
 nb::object query_batch(const py_filter<F>& self, nb::handle keys, bool as_hashes) {
-  return query_batch(self, keys, as_hashes, [](const auto& f, const key_batch& b, hash_spec spec, bool* out) {
-    query_batch_into(f, b, spec, out);
+  return query_batch(self, keys, as_hashes, [](const auto& f, const key_batch& b, bool* out) {
+    query_batch_into(f, b, out);
   });
 }
 
 /// Every non-null hash of the batch, in order (static construction, iterables).
-inline std::vector<std::uint64_t> collect_hashes(const key_batch& batch, hash_spec spec) {
+inline std::vector<std::uint64_t> collect_hashes(const key_batch& batch) {
   std::vector<std::uint64_t> out;
   out.reserve(batch.total);
-  for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
+  for_each_hash_chunk(batch, [&](std::span<const std::uint64_t> h, std::size_t, const bool* valid) {
     for (std::size_t j = 0; j < h.size(); ++j) {
       if (valid == nullptr || valid[j]) out.push_back(h[j]);
     }
@@ -265,6 +269,17 @@ class prefix_buffer : public std::streambuf {
   std::size_t seen_ = 0;
   std::string kept_;
 };
+
+/// The spec a batch written into `self` is made for (make_batch), and
+/// whether the batch may give the filter its key type: an owning filter
+/// that is untyped and empty (its first typed insert decides its type).
+/// Read with the GIL held; adopt_for_batch checks it again under the lock.
+template <class F>
+std::pair<hash_spec, bool> batch_write_spec(py_filter<F>& self) {
+  const auto lock = self.read_lock();
+  F& f = self.writable();
+  return {f.hash(), f.hash().keys == key_type::unspecified && f.inserted() == 0};
+}
 
 /// The encoded file (docs/FORMAT.md) of the filter, as Python bytes.
 template <class F>
@@ -353,6 +368,7 @@ nb::dict params_dict(const X& f) {
   }
   d["hash"] = algorithm_name(f.hash());
   d["hash_seed"] = f.hash().seed;
+  d["key_type"] = std::string(to_string(f.hash().keys));
   return d;
 }
 
@@ -457,8 +473,11 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
   def_meth_o(cls, "may_contain", reinterpret_cast<PyCFunction>(&may_contain_method<F>),
              "may_contain($self, key, /)\n--\n\n"
              "True if `key` may have been added; False means it certainly was not (no false negatives).\n\n"
-             "Keys: bytes-like as their bytes, str as UTF-8, int as 8 little-endian bytes (int64 or uint64\n"
-             "range; outside it KeyOverflowError), float as its IEEE-754 double bits, bool as one byte.");
+             "The key converts into the filter's key_type when that is exact (an int or a NumPy int32 into\n"
+             "int64, a datetime into timestamp_us, ...; docs/KEYS.md); a key that does not raises\n"
+             "MismatchError naming both types. An int outside [-2**63, 2**64) raises KeyOverflowError. An\n"
+             "untyped filter (key_type 'unspecified') hashes the key's own bytes: bytes-like as they are, str\n"
+             "as UTF-8, int as 8 little-endian bytes, float as its IEEE-754 double bits, bool as one byte.");
   def_meth_o(cls, "__reduce_ex__", reinterpret_cast<PyCFunction>(&reduce_ex_method<F>),
              "__reduce_ex__($self, protocol, /)\n--\n\n"
              "Pickling: protocol 5 sends the words as an out-of-band PickleBuffer (no copy); older protocols\n"
@@ -473,9 +492,12 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def(
           "may_contain_many", [](const W& self, keys_arg keys) { return bool_array_result{query_batch(self, keys, false)}; }, "keys"_a,
           "may_contain for every key of a batch, as a NumPy bool array (one entry per key).\n\n"
-          "`keys`: a 1-D NumPy numeric/bool array (each element hashed at its dtype's width), a pyarrow\n"
-          "Array or ChunkedArray (strings, binaries, integers, floats, ...; read in place; nulls answer\n"
-          "False), or any iterable of keys. The GIL is released while hashing and probing.")
+          "`keys`: a 1-D NumPy array (numbers, bools, datetime64), a pyarrow Array or ChunkedArray\n"
+          "(strings, binaries, integers, floats, timestamps, dates, dictionaries; read in place), a pandas\n"
+          "Series or Index of any dtype (through NumPy or Arrow, no Python object per key), or any iterable\n"
+          "of keys. The batch is converted into the filter's key_type and checked whole first (MismatchError\n"
+          "naming both types if it does not convert). Missing values (nulls, None, pd.NA, NaT, NaN in pandas\n"
+          "and object columns) answer False. The GIL is released while hashing and probing.")
       .def(
           "may_contain_hashes", [](const W& self, hashes_arg hashes) { return bool_array_result{query_batch(self, hashes, true)}; },
           "hashes"_a, "may_contain_many over precomputed uint64 hashes (a NumPy uint64 array or an iterable of ints).");
@@ -506,6 +528,31 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
             "Bytes of the filter's words (the file adds a header).");
   def_state(cls, "hash_spec", [](const auto& f) { return hash_tuple(f.hash()); },
             "(algorithm, seed): the hash keys go through, 'xxh64' or 'xxh3_64'.");
+  def_state(cls, "key_type", [](const auto& f) { return std::string(to_string(f.hash().keys)); },
+            "What the filter's keys are (docs/KEYS.md), recorded in its file: 'bytes' (str as UTF-8, bytes),\n"
+            "'int64' (every integer and bool, widened), 'float64', 'int32' and 'float32' (Parquet columns),\n"
+            "'timestamp_us' (datetimes, in microseconds), 'date32' (dates, in days), or 'unspecified' (files\n"
+            "written before key types, filters used only with hashes: every value hashes its own bytes). An\n"
+            "unspecified filter takes the type of its first typed insert; values convert into the type when\n"
+            "that is exact, anything else raises MismatchError naming both types.");
+  cls.def(
+      "adopt_key_type",
+      [](W& self, const std::string& name) {
+        const key_type t = key_type_argument(name);
+        const auto lock = self.write_lock();
+        F& f = self.writable();
+        if constexpr (requires { f.adopt_key_type(t); }) {
+          f.adopt_key_type(t);
+        } else {
+          throw bloomkit::error(errc::unsupported, std::string(kind_info<F>::class_name) + " has no key type to adopt");
+        }
+      },
+      "key_type"_a,
+      "Give an untyped filter (key_type 'unspecified') the key type `key_type` ('int64', 'bytes', ...); a\n"
+      "no-op when it has that type already; MismatchError, changing nothing, when it has another. Keys\n"
+      "added before hashed their own bytes: an int, a float and a str hash the same under their type, a\n"
+      "NumPy or Arrow integer narrower than 8 bytes does not. A new filter takes its type from its first\n"
+      "typed insert, or from the constructors' key_type argument.");
   def_state(cls, "params", [](const auto& f) { return params_dict<F>(f); },
             "The parameters that fix the filter's layout and design point, as a dict.");
   cls.def_prop_ro(
@@ -601,7 +648,8 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
         const auto lock = self.read_lock();
         if (!self.owned && !self.view) return std::string("<") + name + " (closed)>";
         return self.read([&](const auto& f) {
-          std::string out = std::string("<") + name + " " + human_bytes(static_cast<double>(f.size_in_bytes()));
+          std::string out = std::string("<") + name + " " + human_bytes(static_cast<double>(f.size_in_bytes())) +
+                            ", " + std::string(to_string(f.hash().keys)) + " keys";
           char buf[160];
           if constexpr (requires { f.fill_ratio(); }) {
             std::snprintf(buf, sizeof buf, ", fill %.1f%%", 100.0 * f.fill_ratio());
@@ -718,18 +766,15 @@ template <class F>
 void bind_insertable(nb::class_<py_filter<F>>& cls) {
   using W = py_filter<F>;
   auto add_batch = [](W& self, nb::handle keys, bool as_hashes) {
-    hash_spec spec{};
-    {
-      const auto lock = self.read_lock();
-      spec = self.writable().hash();
-    }
-    const key_batch batch = make_batch(keys, spec, as_hashes);
+    const auto [spec, may_adopt] = batch_write_spec(self);
+    const key_batch batch = make_batch(keys, spec, as_hashes, may_adopt);
     const released_section section(self);
     nb::gil_scoped_release release;
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
+    if (!as_hashes) adopt_for_batch(f, batch);
     const batch_undo<F> undo(f);
-    insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); },
+    insert_batch(f, batch, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); },
                  !fills_up<F>);  // a kind that can fill up must see every key (undo)
   };
   // add / insert: METH_O methods (fast_calls.hpp), the per-key path without nanobind's dispatch.
@@ -746,8 +791,9 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
           "hash"_a, "Add a precomputed 64-bit hash.")
       .def(
           "add_many", [add_batch](W& self, keys_arg keys) { add_batch(self, keys, false); }, "keys"_a,
-          "Add every key of a batch (see may_contain_many for the inputs; Arrow nulls are skipped). The keys\n"
-          "are all read and checked first, so a bad key raises with the filter unchanged. Releases the GIL.")
+          "Add every key of a batch (see may_contain_many for the inputs; missing values are skipped). The\n"
+          "keys are all read, converted into the filter's key_type and checked first, so a bad key raises\n"
+          "with the filter unchanged; an untyped, empty filter takes the batch's key type. Releases the GIL.")
       .def(
           "add_hashes", [add_batch](W& self, hashes_arg hashes) { add_batch(self, hashes, true); }, "hashes"_a,
           "Add precomputed uint64 hashes (e.g. from bloomkit.hash_keys). Releases the GIL.")
@@ -880,20 +926,17 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
 /// that fills up is restored to its state before the call (FullError).
 template <class F>
 nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashes) {
-  hash_spec spec{};
-  {
-    const auto lock = self.read_lock();
-    spec = self.writable().hash();
-  }
-  const key_batch batch = make_batch(keys, spec, as_hashes);
+  const auto [spec, may_adopt] = batch_write_spec(self);
+  const key_batch batch = make_batch(keys, spec, as_hashes, may_adopt);
   bool_output out(batch.total);
   {
     const released_section section(self);
     nb::gil_scoped_release release;
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
+    if (!as_hashes) adopt_for_batch(f, batch);
     const batch_undo<F> undo(f);
-    for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
+    for_each_hash_chunk(batch, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
       for (std::size_t j = 0; j < h.size(); ++j) {
         bool added = false;
         if (valid == nullptr || valid[j]) {
@@ -924,7 +967,7 @@ void bind_test_and_add(nb::class_<py_filter<F>>& cls) {
     auto one = [](W& self, key_arg key) {
       const auto lock = self.write_lock();
       F& f = self.writable();
-      return insert_if_absent_one(f, hash_object(key, f.hash()));
+      return insert_if_absent_one(f, hash_for_write(self, f, key));
     };
     cls.def("insert_if_absent", one, "key"_a,
             "Test-and-add: adds `key` only if it is certainly absent, in one pass over its probes. Returns\n"

@@ -120,24 +120,28 @@ void bind_filters(nb::module_& m) {
     cls.def_static(
             "with_blocks",
             [](std::uint64_t num_blocks, std::optional<std::uint64_t> capacity, double fpr, std::string_view hash,
-               std::uint64_t hash_seed) {
+               std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
               return W(split_block_bloom(block_filter_params{num_blocks, 8,
                                                              design_capacity(capacity, num_blocks * 256, fpr), fpr,
-                                                             make_hash_spec(hash, hash_seed)}));
+                                                             make_hash_spec(hash, hash_seed, key_type)}));
             },
             "num_blocks"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh64",
-            "hash_seed"_a = 0,
+            "hash_seed"_a = 0, "key_type"_a = nb::none(),
             "A filter of exactly `num_blocks` 32-byte blocks (1 to 2**32). `capacity` and `fpr` are only the\n"
             "design point (for saturated); capacity defaults to what the bits hold at fpr.")
         .def_static(
             "parquet_sized",
-            [](std::uint64_t ndv, double fpp, std::string_view writer) {
-              return W(parquet_sized_split_block(ndv, fpp, parse_writer(writer)));
+            [](std::uint64_t ndv, double fpp, std::string_view writer, const std::optional<std::string>& key_type) {
+              split_block_bloom f = parquet_sized_split_block(ndv, fpp, parse_writer(writer));
+              f.adopt_key_type(key_type_argument(key_type));
+              return W(std::move(f));
             },
-            "ndv"_a, "fpp"_a = 0.01, "writer"_a = "duckdb",
+            "ndv"_a, "fpp"_a = 0.01, "writer"_a = "duckdb", nb::kw_only(), "key_type"_a = nb::none(),
             "A filter sized exactly as a Parquet writer ('duckdb', 'arrow_cpp' or 'arrow_rs') sizes its\n"
             "filter for `ndv` distinct values at `fpp`, so adding the column's plain-encoded values gives the\n"
-            "writer's bytes (see bloomkit.parquet.filter_for_column). Hash: XXH64 seed 0.")
+            "writer's bytes (see bloomkit.parquet.filter_for_column). Hash: XXH64 seed 0. `key_type`: the\n"
+            "column's physical type as a key type (INT32 'int32', INT64 'int64', FLOAT 'float32', DOUBLE\n"
+            "'float64', byte arrays 'bytes').")
         .def(
             "to_parquet_bitset",
             [](const W& self) {
@@ -161,22 +165,24 @@ void bind_filters(nb::module_& m) {
   blocked_cls.def_static(
           "with_blocks",
           [](std::uint64_t num_blocks, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
-             std::string_view hash, std::uint64_t hash_seed) {
+             std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
             const std::uint64_t design = design_capacity(capacity, num_blocks * 512, fpr);
-            return py_filter<blocked_bloom>(
-                blocked_bloom(block_filter_params{num_blocks, k, design, fpr, make_hash_spec(hash, hash_seed)}));
+            return py_filter<blocked_bloom>(blocked_bloom(
+                block_filter_params{num_blocks, k, design, fpr, make_hash_spec(hash, hash_seed, key_type)}));
           },
           "num_blocks"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
-          "hash_seed"_a = 0,
+          "hash_seed"_a = 0, "key_type"_a = nb::none(),
           "A filter of exactly `num_blocks` 64-byte blocks with k bits per key (1 to 16). `capacity` and `fpr`\n"
           "are the design point only.");
   bind_kind<standard_bloom>(m, standard_doc)
       .def_static(
           "with_bits",
-          [](std::uint64_t bits, std::uint32_t k, std::string_view hash, std::uint64_t hash_seed) {
-            return py_filter<standard_bloom>(standard_bloom::with_bits(bits, k, make_hash_spec(hash, hash_seed)));
+          [](std::uint64_t bits, std::uint32_t k, std::string_view hash, std::uint64_t hash_seed,
+             const std::optional<std::string>& key_type) {
+            return py_filter<standard_bloom>(
+                standard_bloom::with_bits(bits, k, make_hash_spec(hash, hash_seed, key_type)));
           },
-          "bits"_a, "k"_a, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+          "bits"_a, "k"_a, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0, "key_type"_a = nb::none(),
           "A filter of exactly `bits` bits (1 to 2**63) and k probes (1 to 64); the design point is the\n"
           "capacity at which k is optimal.");
   {
@@ -185,12 +191,12 @@ void bind_filters(nb::module_& m) {
     cls.def_static(
            "with_counters",
            [](std::uint64_t counters, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
-              std::string_view hash, std::uint64_t hash_seed) {
+              std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
              return W(counting_bloom(counting_bloom_params{counters, k, design_capacity(capacity, counters, fpr), fpr,
-                                                           make_hash_spec(hash, hash_seed)}));
+                                                           make_hash_spec(hash, hash_seed, key_type)}));
            },
            "counters"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
-           "hash_seed"_a = 0, "A counting filter of exactly `counters` 4-bit counters and k probes.")
+           "hash_seed"_a = 0, "key_type"_a = nb::none(), "A counting filter of exactly `counters` 4-bit counters and k probes.")
         .def(
             "to_standard",
             [](const W& self) {
@@ -206,11 +212,12 @@ void bind_filters(nb::module_& m) {
     cls.def(
         "__init__",
         [](W* self, std::uint64_t initial_capacity, double fpr, double growth, double tightening, std::string_view hash,
-           std::uint64_t hash_seed) {
-          new (self) W(scalable_bloom(initial_capacity, fpr, make_hash_spec(hash, hash_seed), growth, tightening));
+           std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
+          new (self) W(scalable_bloom(initial_capacity, fpr, make_hash_spec(hash, hash_seed, key_type), growth,
+                                      tightening));
         },
         "initial_capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "growth"_a = 2.0, "tightening"_a = 0.85,
-        "hash"_a = "xxh3_64", "hash_seed"_a = 0, "A scalable filter whose first stage holds `initial_capacity` keys.");
+        "hash"_a = "xxh3_64", "hash_seed"_a = 0, "key_type"_a = nb::none(), "A scalable filter whose first stage holds `initial_capacity` keys.");
     def_state(cls, "stages", [](const auto& f) { return f.stages(); }, "Number of stages (grows as keys are added).");
     def_state(cls, "fpr_bound", [](const auto& f) { return f.fpr_bound(); },
               "The compound FPR bound over every stage, were each filled to its capacity.");

@@ -132,6 +132,20 @@ void bind_interop(nb::module_& m) {
            "Writes to_bytes() to `path` atomically.")
       .def("add", &spark_add, "key"_a, "Spark's put: True if any bit changed.")
       .def("may_contain", &spark_contains, "key"_a, "Spark's mightContain.")
+      .def(
+          "may_contain_longs",
+          [](const spark_bloom& f, nb::handle values) {
+            const i64_array v = int64_argument(values, "values");
+            bool_output out(v.values.size());
+            {
+              nb::gil_scoped_release release;
+              for (std::size_t i = 0; i < v.values.size(); ++i) out.data[i] = f.may_contain_long(v.values[i]);
+            }
+            return out.array;
+          },
+          "values"_a,
+          "mightContainLong for every value of a 1-D integer array (NumPy integers are widened to int64, as\n"
+          "Spark widens every integral type to a long), as a NumPy bool array.")
       .def("__contains__", &spark_contains, "key"_a)
       .def("merge", [](spark_bloom& a, const spark_bloom& b) { a.merge(b); }, "other"_a, "Spark's mergeInPlace (MismatchError for another shape).")
       .def("intersect", [](spark_bloom& a, const spark_bloom& b) { a.intersect(b); }, "other"_a, "Spark's intersectInPlace.")

@@ -45,6 +45,24 @@ std::vector<std::byte> plain_bytes(const parquet::column_descriptor& col, nb::ha
 
 }  // namespace
 
+/// The key type of a Parquet column's filter: its physical type (docs/KEYS.md:
+/// INT32 int32, INT64 int64, FLOAT float32, DOUBLE float64, byte arrays and
+/// INT96 bytes), whose plain encoding is what the writer hashed. BOOLEAN
+/// columns have no filter (unspecified).
+key_type parquet_key_type(parquet::physical_type t) noexcept {
+  switch (t) {
+    case parquet::physical_type::int32: return key_type::int32;
+    case parquet::physical_type::int64: return key_type::int64;
+    case parquet::physical_type::float_: return key_type::float32;
+    case parquet::physical_type::double_: return key_type::float64;
+    case parquet::physical_type::int96:
+    case parquet::physical_type::byte_array:
+    case parquet::physical_type::fixed_len_byte_array: return key_type::bytes;
+    case parquet::physical_type::boolean: return key_type::unspecified;
+  }
+  return key_type::unspecified;
+}
+
 void bind_parquet(nb::module_& m) {
   nb::module_ p = m.def_submodule("_parquet", "Parquet split-block filters (bloomkit/parquet.hpp).");
   p.def(
@@ -88,9 +106,18 @@ void bind_parquet(nb::module_& m) {
           f = file.bloom_filter(row_group, c);
         }
         if (!f) return nb::none();
+        // The filter answers for the column's values: it takes their key type.
+        f->filter.adopt_key_type(parquet_key_type(file.metadata().columns[c].type));
         return nb::cast(py_filter<split_block_bloom>(std::move(f->filter)));
       },
       "path"_a, "column"_a, "row_group"_a);
+  p.def(
+      "column_key_type",
+      [](nb::handle path, nb::handle column) {
+        parquet::reader file(fs_path(path));
+        return std::string(to_string(parquet_key_type(file.metadata().columns[column_of(file, column)].type)));
+      },
+      "path"_a, "column"_a);
   p.def(
       "probe",
       [](nb::handle path, nb::handle column, nb::handle values) {
@@ -160,9 +187,14 @@ void bind_parquet(nb::module_& m) {
       "(parquet::write_with_filters): data copied byte for byte, atomic, nothing written on error.");
   p.def(
       "foldable_filter",
-      [](std::uint64_t max_ndv, double fpp) { return py_filter<split_block_bloom>(parquet::foldable_filter(max_ndv, fpp)); },
-      "max_ndv"_a, "fpp"_a = 0.01,
-      "An empty SplitBlockBloom to fill and then fold to `fpp` (parquet::foldable_filter).");
+      [](std::uint64_t max_ndv, double fpp, const std::optional<std::string>& key_type) {
+        auto f = parquet::foldable_filter(max_ndv, fpp);
+        f.adopt_key_type(key_type_argument(key_type));
+        return py_filter<split_block_bloom>(std::move(f));
+      },
+      "max_ndv"_a, "fpp"_a = 0.01, nb::kw_only(), "key_type"_a = nb::none(),
+      "An empty SplitBlockBloom to fill and then fold to `fpp` (parquet::foldable_filter), typed\n"
+      "`key_type` (None: unspecified).");
   p.def(
       "filter_from_bitset",
       [](nb::handle bitset) {

@@ -38,11 +38,14 @@ std::uint32_t ribbon_bits(std::optional<std::uint32_t> bits, std::optional<doubl
   return bits.value_or(8);
 }
 
-/// Hashes of the keys (or the hashes themselves) for a static construction.
-std::vector<std::uint64_t> hashes_of(nb::handle keys, hash_spec spec, bool as_hashes) {
-  const key_batch batch = make_batch(keys, spec, as_hashes);
+/// Hashes of the keys (or the hashes themselves) for a static construction,
+/// and the spec the filter records: `spec`, or with the key type the keys
+/// give when spec has none (a static filter is built from one batch, its
+/// first and only insert).
+std::pair<std::vector<std::uint64_t>, hash_spec> hashes_of(nb::handle keys, hash_spec spec, bool as_hashes) {
+  const key_batch batch = make_batch(keys, spec, as_hashes, spec.keys == key_type::unspecified && !as_hashes);
   nb::gil_scoped_release release;
-  return collect_hashes(batch, spec);
+  return {collect_hashes(batch), batch.spec};
 }
 
 binary_fuse make_fuse(const std::vector<std::uint64_t>& hashes, std::uint32_t bits, std::uint32_t arity, hash_spec spec) {
@@ -94,25 +97,26 @@ void bind_static(nb::module_& m) {
     cls.def(
         "__init__",
         [](W* self, keys_arg keys, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
-           std::string_view hash, std::uint64_t hash_seed) {
-          const hash_spec spec = make_hash_spec(hash, hash_seed);
+           std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
           const std::uint32_t b = fuse_bits(bits, fpr);
-          const auto hashes = hashes_of(keys, spec, false);
+          const auto [hashes, spec] = hashes_of(keys, make_hash_spec(hash, hash_seed, key_type), false);
           new (self) W(make_fuse(hashes, b, arity, spec));
         },
         "keys"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "arity"_a = 3, "hash"_a = "xxh3_64",
-        "hash_seed"_a = 0, "The filter of every key in `keys`.");
+        "hash_seed"_a = 0, "key_type"_a = nb::none(),
+        "The filter of every key in `keys` (missing values skipped), of key type `key_type` (default: the\n"
+        "type the keys give, docs/KEYS.md).");
     cls.def_static(
         "from_hashes",
         [](hashes_arg hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::uint32_t arity,
-           std::string_view hash, std::uint64_t hash_seed) {
-          const hash_spec spec = make_hash_spec(hash, hash_seed);
+           std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
+          const hash_spec spec = make_hash_spec(hash, hash_seed, key_type);
           const std::uint32_t b = fuse_bits(bits, fpr);
-          return W(make_fuse(hashes_of(hashes, spec, true), b, arity, spec));
+          return W(make_fuse(hashes_of(hashes, spec, true).first, b, arity, spec));
         },
         "hashes"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "arity"_a = 3, "hash"_a = "xxh3_64",
-        "hash_seed"_a = 0,
-        "The filter of precomputed uint64 hashes; `hash`/`hash_seed` record how they were computed.");
+        "hash_seed"_a = 0, "key_type"_a = nb::none(),
+        "The filter of precomputed uint64 hashes; `hash`/`hash_seed`/`key_type` record how they were computed.");
     def_state(cls, "fingerprint_bits", [](const auto& f) { return f.fingerprint_bits(); },
               "Fingerprint width: 8 or 16.");
   }
@@ -123,26 +127,29 @@ void bind_static(nb::module_& m) {
     cls.def(
         "__init__",
         [](W* self, keys_arg keys, std::optional<std::uint32_t> bits, std::optional<double> fpr,
-           std::string_view layout, std::string_view hash, std::uint64_t hash_seed) {
-          const hash_spec spec = make_hash_spec(hash, hash_seed);
+           std::string_view layout, std::string_view hash, std::uint64_t hash_seed,
+           const std::optional<std::string>& key_type) {
           const std::uint32_t r = ribbon_bits(bits, fpr);
           const ribbon_layout l = ribbon_layout_of(layout);
-          const auto hashes = hashes_of(keys, spec, false);
+          const auto [hashes, spec] = hashes_of(keys, make_hash_spec(hash, hash_seed, key_type), false);
           new (self) W(make_ribbon(hashes, r, l, spec));
         },
         "keys"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "layout"_a = "standard",
-        "hash"_a = "xxh3_64", "hash_seed"_a = 0, "The filter of every key in `keys`.");
+        "hash"_a = "xxh3_64", "hash_seed"_a = 0, "key_type"_a = nb::none(),
+        "The filter of every key in `keys` (missing values skipped), of key type `key_type` (default: the\n"
+        "type the keys give, docs/KEYS.md).");
     cls.def_static(
         "from_hashes",
         [](hashes_arg hashes, std::optional<std::uint32_t> bits, std::optional<double> fpr, std::string_view layout,
-           std::string_view hash, std::uint64_t hash_seed) {
-          const hash_spec spec = make_hash_spec(hash, hash_seed);
+           std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
+          const hash_spec spec = make_hash_spec(hash, hash_seed, key_type);
           const std::uint32_t r = ribbon_bits(bits, fpr);
           const ribbon_layout l = ribbon_layout_of(layout);
-          return W(make_ribbon(hashes_of(hashes, spec, true), r, l, spec));
+          return W(make_ribbon(hashes_of(hashes, spec, true).first, r, l, spec));
         },
         "hashes"_a, nb::kw_only(), "bits"_a = nb::none(), "fpr"_a = nb::none(), "layout"_a = "standard",
-        "hash"_a = "xxh3_64", "hash_seed"_a = 0, "The filter of precomputed uint64 hashes.");
+        "hash"_a = "xxh3_64", "hash_seed"_a = 0, "key_type"_a = nb::none(),
+        "The filter of precomputed uint64 hashes; `key_type` records what the keys were.");
     def_state(cls, "result_bits", [](const auto& f) { return f.result_bits(); }, "r: the FPR is 2**-r.");
     def_state(cls, "layout", [](const auto& f) { return f.layout() == ribbon_layout::bumped ? "bumped" : "standard"; },
               "'standard' or 'bumped' (Bumped Ribbon Retrieval).");

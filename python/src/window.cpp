@@ -92,8 +92,8 @@ nb::object query_batch_at(const W& self, nb::handle keys, std::uint64_t now) {
       return 0;
     });
   }
-  return query_batch(self, keys, false, [now](const auto& f, const key_batch& batch, hash_spec spec, bool* out) {
-    for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
+  return query_batch(self, keys, false, [now](const auto& f, const key_batch& batch, bool* out) {
+    for_each_hash_chunk(batch, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
       for (std::size_t j = 0; j < h.size(); ++j) {
         out[first + j] = (valid == nullptr || valid[j]) && f.may_contain_hash_at(h[j], now);
       }
@@ -107,10 +107,11 @@ void bind_window(nb::module_& m) {
   auto cls = bind_kind<F>(m, window_doc);
   cls.def(
       "__init__",
-      [](W* self, std::uint64_t window, double fpr, std::string_view hash, std::uint64_t hash_seed) {
-        new (self) W(F(window, fpr, make_hash_spec(hash, hash_seed)));
+      [](W* self, std::uint64_t window, double fpr, std::string_view hash, std::uint64_t hash_seed,
+         const std::optional<std::string>& key_type) {
+        new (self) W(F(window, fpr, make_hash_spec(hash, hash_seed, key_type)));
       },
-      "window"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
+      "window"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0, "key_type"_a = nb::none(),
       "A count window: the last `window` keys are always reported, at an FPR of at most `fpr` at every\n"
       "moment (design_fpr <= fpr; within each generation with probability at least 1 - 10^-9 over the\n"
       "hash). The design with the fewest bits over k in [1, 20], l in [1, 32]. InvalidArgumentError for\n"
@@ -118,7 +119,7 @@ void bind_window(nb::module_& m) {
   cls.def_static(
       "time_window",
       [](std::uint64_t window_time, std::uint64_t max_keys, double fpr, std::string_view hash,
-         std::uint64_t hash_seed, std::string_view unit) {
+         std::uint64_t hash_seed, std::string_view unit, const std::optional<std::string>& key_type) {
         // The file records the unit only when it is known (format version 3,
         // `info` then says "seconds"): the same bytes as `bloomkit build
         // --window-seconds`, which always records seconds.
@@ -126,11 +127,11 @@ void bind_window(nb::module_& m) {
           throw_invalid("AgePartitionedBloom.time_window: unit must be \"seconds\" or \"\" (not recorded), got \"" +
                         std::string(unit) + "\"");
         }
-        return W(F(F::plan_time_params(window_time, max_keys, fpr, make_hash_spec(hash, hash_seed),
+        return W(F(F::plan_time_params(window_time, max_keys, fpr, make_hash_spec(hash, hash_seed, key_type),
                                        unit.empty() ? apbf_time_unit::unspecified : apbf_time_unit::seconds)));
       },
       "window_time"_a, "max_keys"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0,
-      "unit"_a = "",
+      "unit"_a = "", "key_type"_a = nb::none(),
       "A time window of `window_time` units of the caller's clock, for up to `max_keys` keys per window at\n"
       "a steady rate, at an FPR of at most `fpr` at every moment (design_fpr <= fpr; within each\n"
       "generation with probability at least 1 - 10^-9 over the hash). The clock starts at 0. unit=\"seconds\"\n"
@@ -142,7 +143,7 @@ void bind_window(nb::module_& m) {
            const auto lock = self.write_lock();
            F& f = self.writable();
            require_time_window(f, "add_at");
-           f.insert_hash_at(hash_object(key, f.hash()), now);
+           f.insert_hash_at(hash_for_write(self, f, key), now);
          },
          "key"_a, "time"_a,
          "Advance the clock to `time` (expiring the generations that ended), then add `key`. InvalidArgumentError,\n"
@@ -150,16 +151,15 @@ void bind_window(nb::module_& m) {
       .def(
           "add_many_at",
           [](W& self, keys_arg keys, times_arg times) {
-            hash_spec spec{};
             std::uint64_t now = 0;
             {
               const auto lock = self.read_lock();
               F& f = self.writable();
               require_time_window(f, "add_many_at");
-              spec = f.hash();
               now = f.state().now;
             }
-            const key_batch batch = make_batch(keys, spec, false);
+            const auto [spec, may_adopt] = batch_write_spec(self);
+            const key_batch batch = make_batch(keys, spec, false, may_adopt);
             const batch_times t(times, batch.total);
             // Every time is checked before anything changes: never before `now`, never decreasing.
             for (std::size_t i = 0; i < batch.total; ++i) {
@@ -177,12 +177,13 @@ void bind_window(nb::module_& m) {
             if (batch.total != 0 && t.at(0) < f.state().now) {
               throw_invalid("add_many_at: another call moved the clock past this batch's first time");
             }
+            adopt_for_batch(f, batch);
             auto insert = [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
               for (std::size_t j = 0; j < h.size(); ++j) {
                 if (valid == nullptr || valid[j]) f.insert_hash_at(h[j], t.at(first + j));
               }
             };
-            for_each_hash_chunk(batch, spec, insert);
+            for_each_hash_chunk(batch, insert);
           },
           "keys"_a, "times"_a,
           "add_at for every key of a batch, in order: `times` is one int for all of them or one non-negative\n"

@@ -27,6 +27,8 @@ def full_tiny_filter():
 
 def absent_from(f, prefix="absent"):
     """A key `f` certainly does not hold (so insert_if_absent must try to insert it)."""
+    if f.key_type == "int64":
+        return next(k for k in range(10**12, 10**12 + 10_000) if k not in f)
     return next(k for k in (f"{prefix}-{i}" for i in range(10_000)) if k not in f)
 
 
@@ -157,7 +159,8 @@ def test_state_repr_and_params():
     assert f.kind == "cuckoo" and bloomkit.kind("cuckoo") is bloomkit.CuckooFilter
     assert bloomkit.kind("cuckoo_filter") is bloomkit.CuckooFilter
     assert f.params == {"buckets": f.buckets, "fingerprint_bits": f.fingerprint_bits, "slots_per_bucket": 4,
-                        "capacity": 1000, "target_fpr": 0.01, "hash": "xxh3_64", "hash_seed": 0}
+                        "capacity": 1000, "target_fpr": 0.01, "hash": "xxh3_64", "hash_seed": 0,
+                        "key_type": "int64"}
     assert f.slots == 4 * f.buckets and f.saturated is False
     assert f.bits_per_key == pytest.approx(f.size_in_bytes * 8 / 100)
     assert "CuckooFilter" in repr(f) and "fill" in repr(f) and "fpr" in repr(f)

@@ -93,7 +93,7 @@ def test_changes_after_parked_adds(cls, tmp_path) -> None:
     # clear: the parked adds must not come back afterwards.
     f, _, _ = made(cls, 5)
     f.clear()
-    assert f.to_bytes() == cls(1000, 0.01).to_bytes()
+    assert f.to_bytes() == cls(1000, 0.01, key_type=f.key_type).to_bytes()  # clear keeps the key type
     f.add("after")
     assert "after" in f and f.inserted == 1
     # merge and |: as self and as other, each with parked adds.

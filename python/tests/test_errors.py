@@ -117,7 +117,7 @@ def test_bad_batches_leave_the_filter_unchanged(cls):
     f = cls(1000, 0.01)
     f.add_many(range(10))
     before = f.to_bytes()
-    for bad in ([1, 2, None], iter([b"a", object()]), [2**70], np.zeros((3, 3)), 5):
+    for bad in ([1, 2, object()], iter([b"a", object()]), [2**70], np.zeros((3, 3)), 5):
         with pytest.raises((TypeError, ValueError, OverflowError)):
             f.add_many(bad)
         assert f.to_bytes() == before
@@ -179,6 +179,6 @@ def test_counting_remove_of_absent_key_changes_nothing(cls):
     f = bloomkit.CountingBloom(100, 0.01)
     f.add_many(range(50))
     before = f.to_bytes()
-    assert f.remove("certainly-absent-key") is False
+    assert f.remove(10**15 + 3) is False
     assert f.to_bytes() == before
     assert f.remove(7) is True and 7 not in f or f.count(7) >= 0

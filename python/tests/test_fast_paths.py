@@ -25,8 +25,8 @@ def keys_of(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
         return rng.integers(0, 2, n).astype(bool)
     if dtype.startswith("float"):
         return rng.standard_normal(n).astype(dtype)
-    if dtype.startswith("datetime"):
-        return rng.integers(-(2**40), 2**40, n).astype(dtype)
+    if dtype.startswith("datetime"):  # whole microseconds: a timestamp_us key each (docs/KEYS.md)
+        return (rng.integers(-(2**40), 2**40, n) * 1000).astype(dtype)
     info = np.iinfo(dtype)
     return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
 
@@ -39,11 +39,17 @@ def misaligned(arr: np.ndarray) -> np.ndarray:
     return out
 
 
-def reference(cls, hashes: np.ndarray):
-    f = cls(6000, 0.01)
+def reference(cls, hashes: np.ndarray, key_type=None):
+    """One add_hash per hash, into a filter of `key_type` (the type the keys give a new filter)."""
+    f = cls(6000, 0.01, key_type=key_type)
     for h in hashes.tolist():
         f.add_hash(h)
     return f
+
+
+def key_type_of(keys):
+    """The key type a batch gives an untyped filter (None for an empty batch)."""
+    return bloomkit._bloomkit._batch_key_type(keys)
 
 
 @pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
@@ -51,16 +57,17 @@ def reference(cls, hashes: np.ndarray):
 def test_numpy_batches_equal_one_add_per_key(cls, dtype, rng):
     for n in LENGTHS:
         arr = keys_of(dtype, n, rng)
-        hashes = bloomkit.hash_keys(arr, cls)
-        want = reference(cls, hashes)
+        kt = key_type_of(arr)
+        hashes = bloomkit.hash_keys(arr, cls, key_type=kt)
+        want = reference(cls, hashes, kt)
         for variant in (arr, misaligned(arr)):
-            assert (bloomkit.hash_keys(variant, cls) == hashes).all(), (dtype, n)
+            assert (bloomkit.hash_keys(variant, cls, key_type=kt) == hashes).all(), (dtype, n)
             f = cls(6000, 0.01)
             f.add_many(variant)
             assert f.to_bytes() == want.to_bytes(), (cls.__name__, dtype, n)
             probe = np.concatenate([variant, keys_of(dtype, 300, rng)])
             got = f.may_contain_many(probe)
-            expected = [want.may_contain_hash(h) for h in bloomkit.hash_keys(probe, cls).tolist()]
+            expected = [want.may_contain_hash(h) for h in bloomkit.hash_keys(probe, cls, key_type=kt).tolist()]
             assert got.tolist() == expected, (cls.__name__, dtype, n)
             assert f.may_contain_many(misaligned(probe)).tolist() == expected, (cls.__name__, dtype, n)
             assert got[:n].all()
@@ -70,8 +77,8 @@ def test_numpy_batches_equal_one_add_per_key(cls, dtype, rng):
 def test_hash_batches_in_place_and_arrow_with_nulls(cls, rng):
     ints = keys_of("int64", 3000, rng)
     hashes = bloomkit.hash_keys(ints, cls)
-    want = reference(cls, hashes)
-    f = cls(6000, 0.01)
+    want = reference(cls, hashes, "int64")
+    f = cls(6000, 0.01, key_type="int64")
     f.add_hashes(hashes)
     assert f.to_bytes() == want.to_bytes()
     assert f.may_contain_hashes(hashes).all()
@@ -80,7 +87,7 @@ def test_hash_batches_in_place_and_arrow_with_nulls(cls, rng):
     arr = pa.array(ints, mask=mask)
     g = cls(6000, 0.01)
     g.add_many(arr)
-    assert g.to_bytes() == reference(cls, hashes[~mask]).to_bytes()
+    assert g.to_bytes() == reference(cls, hashes[~mask], "int64").to_bytes()
     answers = g.may_contain_many(arr)
     assert not answers[mask].any() and answers[~mask].all()
     # Arrow without nulls is the whole-array route, sliced (offset) and chunked alike.
@@ -103,19 +110,21 @@ def test_static_queries_take_the_same_routes(cls, rng):
 
 @pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
 def test_per_key_methods_equal_the_batch(cls):
-    keys = ["", "a", "héllo", "x" * 300, b"raw", bytearray(b"ba"), memoryview(b"mv"), 0, -1, 2**64 - 1,
-            -(2**63), 1.5, True, np.int32(7), np.float64(2.5)]
-    f = cls(1000, 0.01)
-    for k in keys:
-        f.add(k)
-    g = cls(1000, 0.01)
-    for k in keys:
-        g.insert(k)
-    h = cls(1000, 0.01)
-    h.add_many(keys)
-    assert f.to_bytes() == g.to_bytes() == h.to_bytes()
-    assert all(k in f for k in keys) and all(f.may_contain(k) for k in keys)
-    assert f.inserted == len(keys)
+    # One list per key type: a filter holds keys of one type (docs/KEYS.md).
+    for keys in (["", "a", "héllo", "x" * 300, b"raw", bytearray(b"ba"), memoryview(b"mv")],
+                 [0, -1, 2**64 - 1, -(2**63), True, np.int32(7), np.uint8(3), 5.0],
+                 [1.5, np.float64(2.5), np.float32(0.25), 7]):
+        f = cls(1000, 0.01)
+        for k in keys:
+            f.add(k)
+        g = cls(1000, 0.01)
+        for k in keys:
+            g.insert(k)
+        h = cls(1000, 0.01)
+        h.add_many(keys)
+        assert f.to_bytes() == g.to_bytes() == h.to_bytes()
+        assert all(k in f for k in keys) and all(f.may_contain(k) for k in keys)
+        assert f.inserted == len(keys)
 
 
 def test_per_key_methods_check_their_arguments():
@@ -173,7 +182,8 @@ def test_mapped_filters_refuse_add(tmp_path):
         assert "a" in m and m.may_contain("a")
         with pytest.raises(bloomkit.ReadOnlyError):
             m.add("b")
-        assert m.may_contain_many(np.arange(10)).tolist() == [f.may_contain(i) for i in range(10)]
+        words = [str(i) for i in range(10)]
+        assert m.may_contain_many(words).tolist() == [f.may_contain(w) for w in words]
     with pytest.raises(bloomkit.ClosedError):
         _ = "a" in m
     with pytest.raises(bloomkit.ClosedError):

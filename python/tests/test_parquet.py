@@ -6,6 +6,7 @@ import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import numpy as np
 import pytest
 
 import bloomkit
@@ -45,7 +46,11 @@ def test_filters_answer_as_the_file_and_probe_skips(shared, name):
             assert isinstance(f, bloomkit.SplitBlockBloom) and f.hash_spec == ("xxh64", 0)
             samples = col["present"] + col["absent"]
             values = [bytes.fromhex(s["hex"]) for s in samples]
-            assert list(f.may_contain_many(values)) == [s["sbbf_contains"] for s in samples]
+            # The filter carries the column's physical type: the plain-encoded values read as it.
+            assert f.key_type == parquet.column_key_type(path, col["column"])
+            as_type = {"int64": "<i8", "int32": "<i4", "float32": "<f4", "float64": "<f8"}.get(f.key_type)
+            typed = values if as_type is None else np.frombuffer(b"".join(values), dtype=as_type)
+            assert list(f.may_contain_many(typed)) == [s["sbbf_contains"] for s in samples]
             answers = parquet.probe(path, col["column"], values)[rg["row_group"]]
             assert answers["may_contain"] == [s["sbbf_contains"] for s in samples]
             absent = [bytes.fromhex(s["hex"]) for s in col["absent"] if not s["sbbf_contains"]]

@@ -158,7 +158,7 @@ def test_time_errors_change_nothing():
         (lambda: f.add_many_at(["c", "d"], [10]), bloomkit.InvalidArgumentError),
         (lambda: f.add_many_at(["c"], [-1]), bloomkit.InvalidArgumentError),
         (lambda: f.add_many_at(["c"], np.array([10.5])), TypeError),
-        (lambda: f.add_many_at(["c", None], 10), TypeError),
+        (lambda: f.add_many_at(["c", object()], 10), TypeError),
         (lambda: f.add_at("c", -1), TypeError),
         (lambda: f.advance_to(3), bloomkit.InvalidArgumentError),
     ]:
@@ -226,7 +226,7 @@ def test_repr_and_params():
     t.add_at("a", 42)
     assert "last 3600 time units (now 42" in repr(t)
     assert set(t.params) == {"k", "l", "slice_bits", "generation_keys", "generation_time", "window", "probes",
-                             "time_unit", "capacity", "target_fpr", "hash", "hash_seed"}
+                             "time_unit", "capacity", "target_fpr", "hash", "hash_seed", "key_type"}
     assert t.params["generation_time"] == t.generation_time > 0
     assert t.params["k"] == t.num_hashes and t.params["l"] == t.extra_slices
     assert not f.saturated

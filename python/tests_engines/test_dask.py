@@ -180,3 +180,38 @@ def test_killing_a_worker_mid_build_still_gives_the_same_filter(dask_client):
     assert f.to_bytes() == single.to_bytes()
     wait_until(lambda: len(dask_client.scheduler_info()["workers"]) == 2, 120, "the nanny to restart the worker")
     assert before[0] not in dask_worker_pids(dask_client)
+
+
+# ---- key types (docs/KEYS.md): recorded by builds, checked on the driver by probes ----------
+
+
+def test_every_integer_dtype_builds_the_same_int64_filter(dask_client):
+    values = np.arange(2000)
+    built = []
+    for dtype in ("int64", "int32", "uint16", "Int64", "Int32", "int64[pyarrow]"):
+        ddf = dd.from_pandas(pd.DataFrame({"k": pd.array(values, dtype=dtype)}), npartitions=3)
+        f = bkd.build(ddf, "k", capacity=2000)
+        assert f.key_type == "int64", dtype
+        built.append(f.to_bytes())
+    assert len(set(built)) == 1
+
+
+def test_an_int32_column_probes_an_int64_filter_exactly(dask_client):
+    n = 30_000
+    small = dd.from_pandas(pd.DataFrame({"k": np.arange(0, n, 3, dtype=np.int64)}), npartitions=2)
+    f = bkd.build(small, "k", capacity=n // 3 + 1)
+    probe = dd.from_pandas(pd.DataFrame({"k": np.arange(n, dtype=np.int32)}), npartitions=4)
+    kept = bkd.semi_join_filter(probe, "k", f).compute()["k"].to_numpy()
+    assert set(range(0, n, 3)) <= set(kept.tolist())
+    assert len(kept) == int(f.may_contain_many(np.arange(n)).sum())
+
+
+def test_probes_of_another_type_are_refused_before_any_task(dask_client):
+    f = bloomkit.SplitBlockBloom(100, 0.01)
+    f.add_many(np.arange(100))
+    for col in (pd.Series(["a"]), pd.Series([1.5]), pd.Series(pd.to_datetime(["2024-01-01"]))):
+        ddf = dd.from_pandas(pd.DataFrame({"k": col}), npartitions=1)
+        with pytest.raises(bloomkit.MismatchError, match="int64"):
+            bkd.semi_join_filter(ddf, "k", f)
+    with pytest.raises(bloomkit.MismatchError, match="bloomkit filter"):
+        bkd.semi_join_filter(dd.from_pandas(pd.DataFrame({"k": [1]}), npartitions=1), "k", bloomkit.SparkBloom(10, 0.01))

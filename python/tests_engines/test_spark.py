@@ -77,7 +77,7 @@ def test_capacity_from_an_approximate_distinct_count(frames):
 def test_empty_frame(spark):
     empty = spark.createDataFrame([], "id long")
     f = bks.build(empty, "id", capacity=10)
-    assert f.to_bytes() == bloomkit.SplitBlockBloom(10, 0.01).to_bytes()
+    assert f.to_bytes() == bloomkit.SplitBlockBloom(10, 0.01, key_type="int64").to_bytes()  # a long column
     assert bks.build(empty, "id").capacity == 1
 
 
@@ -192,3 +192,73 @@ def test_killing_an_executor_mid_build_still_gives_the_same_filter(spark):
     single.add_many(np.arange(n, dtype=np.int64))
     assert f.to_bytes() == single.to_bytes()
     assert before[0] not in spark_executor_pids(spark)
+
+
+# ---- key types (docs/KEYS.md): recorded by builds, checked on the driver by probes ----------
+
+
+def test_int_and_bigint_columns_build_the_same_int64_filter(spark):
+    n = 3000
+    ints = spark.range(0, n, numPartitions=3).selectExpr("cast(id as int) as k")
+    longs = spark.range(0, n, numPartitions=4).selectExpr("id as k")
+    a = bks.build(ints, "k", capacity=n)
+    b = bks.build(longs, "k", capacity=n)
+    assert a.key_type == b.key_type == "int64"
+    assert a.to_bytes() == b.to_bytes()
+    empty = spark.createDataFrame([], "k string")
+    assert bks.build(empty, "k", capacity=10).key_type == "bytes"
+
+
+def test_an_int_column_probes_a_bigint_filter_exactly(spark):
+    # The case: a filter built from a bigint column, probed with an int column.
+    n = 100_000
+    probe = spark.range(0, n, numPartitions=4).selectExpr("cast(id as int) as k")
+    small = spark.range(0, n, 3, numPartitions=2).selectExpr("id as k")  # bigint
+    f = bks.build(small, "k", capacity=n // 3 + 1)
+    kept = bks.semi_join_filter(probe, "k", f)
+    kept_keys = np.array(sorted(r[0] for r in kept.collect()))
+    joining = np.arange(0, n, 3)
+    assert set(joining.tolist()) <= set(kept_keys.tolist())  # every joining row is kept
+    assert len(kept_keys) == int(f.may_contain_many(np.arange(n)).sum())
+    assert probe.join(small, "k", "left_semi").count() == len(joining)
+
+
+def test_probes_of_another_type_are_refused_on_the_driver(spark):
+    f = bloomkit.SplitBlockBloom(100, 0.01)
+    f.add_many(np.arange(100))
+    for ddl in ("k string", "k double", "k timestamp", "k decimal(10,2)"):
+        df = spark.createDataFrame([], ddl)
+        with pytest.raises(bloomkit.MismatchError, match="int64"):
+            bks.semi_join_filter(df, "k", f)  # raised by the call itself: no job ran
+    g = bloomkit.SplitBlockBloom(100, 0.01, key_type="int32")
+    with pytest.raises(bloomkit.MismatchError, match="int32.*bigint"):
+        bks.semi_join_filter(spark.createDataFrame([], "k long"), "k", g)
+
+
+def test_spark_bloom_filters_probe_integral_and_string_columns(spark):
+    sb = bloomkit.SparkBloom(1000, 0.01)
+    for v in range(0, 1000, 7):
+        sb.add(v)
+    df = spark.range(0, 1000, numPartitions=3).selectExpr("cast(id as int) as k", "cast(id as string) as s")
+    kept = sorted(r[0] for r in bks.semi_join_filter(df, "k", sb).select("k").collect())
+    assert set(range(0, 1000, 7)) <= set(kept)
+    assert len(kept) == sum(sb.may_contain(v) for v in range(1000))
+    words = bloomkit.SparkBloom(1000, 0.01)
+    for v in range(0, 1000, 7):
+        words.add(str(v))
+    kept_s = sorted(int(r[0]) for r in bks.semi_join_filter(df, "s", words).select("s").collect())
+    assert set(range(0, 1000, 7)) <= set(kept_s)
+    with pytest.raises(bloomkit.MismatchError, match="SparkBloom"):
+        bks.semi_join_filter(spark.createDataFrame([], "k double"), "k", sb)
+
+
+def test_sharded_filters_record_and_check_their_key_type(spark, tmp_path):
+    n = 5000
+    ints = spark.range(0, n, numPartitions=2).selectExpr("cast(id as int) as k")
+    manifest = bks.build_sharded(ints, "k", str(tmp_path / "s"), shards=2, capacity=n)
+    f = sharding.ShardedFilter(manifest)
+    assert f.key_type == "int64" and f.gather().key_type == "int64"
+    longs = spark.range(0, n, numPartitions=2).selectExpr("id as k")
+    assert bks.sharded_semi_join(longs, "k", manifest).count() == n
+    with pytest.raises(bloomkit.MismatchError, match="int64"):
+        bks.sharded_semi_join(spark.createDataFrame([], "k string"), "k", manifest)
