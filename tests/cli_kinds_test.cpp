@@ -445,6 +445,14 @@ TEST(CliKmer, BuildFromFastaAndScreenReadsFromFastq) {
 
   // Errors: K out of range, fasta without --kmer, a malformed FASTQ (exit 2).
   EXPECT_EQ(run_cli({"build", "genome.fa", "--kmer", "33", "-o", "x.bkf"}, {}, dir).rc, 1);
+  // K = 0 is out of range too, not "no --kmer" (the FASTA lines read as text keys).
+  for (const auto& args : {std::vector<std::string>{"build", "genome.fa", "--kmer", "0", "-o", "x.bkf"},
+                           std::vector<std::string>{"build", "genome.fa", "--format", "fasta", "--kmer", "0", "-o", "x.bkf"},
+                           std::vector<std::string>{"query", "g.bkf", "--kmer", "0", "reads.fq"}}) {
+    const auto zero = run_cli(args, {}, dir);
+    EXPECT_EQ(zero.rc, 1) << args[0] << " " << zero.err;
+    EXPECT_NE(zero.err.find("--kmer"), std::string::npos) << zero.err;
+  }
   EXPECT_EQ(run_cli({"build", "genome.fa", "--format", "fasta", "-o", "x.bkf"}, {}, dir).rc, 1);
   write_file(dir / "bad.fq", "@r\nACGT\n-\nIIII\n");
   const auto bad = run_cli({"query", "g.bkf", "--kmer", "31", "bad.fq"}, {}, dir);

@@ -324,9 +324,33 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
     return blocked_bloom::plan_params(stage_capacity(params, i), stage_fpr(params, i), params.hash);
   }
 
+  /// Builds every stage that `n` more inserts could open (the ones beyond
+  /// the newest stage's room), so that n inserts after it cannot fail:
+  /// plan first, then commit. The stages wait in a spare list that no query,
+  /// statistic or saved file sees, and the next stages opened are taken from
+  /// it. Throws errc::unsupported (a 65th stage, a stage over 2^40 keys),
+  /// errc::invalid_argument (a stage FPR P (1 - r) r^i that no blocked
+  /// layout reaches) or std::bad_alloc, the filter unchanged. Every batch
+  /// insert calls it first, so a failed batch changes nothing.
+  void reserve_inserts(std::uint64_t n) {
+    const blocked_bloom& last = stages_.back();
+    const std::uint64_t room = last.inserted() >= last.capacity() ? 0 : last.capacity() - last.inserted();
+    if (n <= room) return;
+    n -= room;
+    std::size_t needed = 0;  // spare_[j] is stage stages_.size() + j
+    while (n > 0) {
+      if (needed == spare_.size()) spare_.push_back(build_stage(static_cast<std::uint32_t>(stages_.size() + needed)));
+      n -= std::min(n, spare_[needed].capacity());
+      ++needed;
+    }
+    // Opening a stage must not allocate either (a push_back that cannot grow).
+    stages_.reserve(stages_.size() + needed);
+  }
+
   /// Adds the key with hash `h` to the newest stage, first opening a new one
   /// if the newest holds its capacity. Throws errc::unsupported when a 65th
-  /// stage or a stage over 2^40 keys would be needed, and std::bad_alloc.
+  /// stage or a stage over 2^40 keys would be needed, and std::bad_alloc;
+  /// nothing changes then.
   void insert_hash(std::uint64_t h) {
     if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
     stages_.back().insert_hash(h);
@@ -340,10 +364,21 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
     insert_hash(h);
     return true;
   }
-  /// The batch insert core: fills the newest stage up to its capacity with
-  /// its own batched (prefetching) insert, opens the next, and so on.
+  /// insert_if_absent_hash on every hash, in order (insert_facade's), after
+  /// reserve_inserts for the worst case, every key new: a batch that could
+  /// need a stage that cannot be opened is refused whole, changing nothing.
+  std::vector<std::uint64_t> insert_if_absent_many(std::span<const std::uint64_t> hashes) {
+    reserve_inserts(hashes.size());
+    return detail::insert_facade<scalable_bloom>::insert_if_absent_many(hashes);
+  }
+
+  /// The batch insert core: reserve_inserts(n) (a batch that cannot be
+  /// completed fails before changing anything), then fills the newest stage
+  /// up to its capacity with its own batched (prefetching) insert, opens the
+  /// next, and so on.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
+    reserve_inserts(n);
     std::size_t done = 0;
     while (done < n) {
       if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
@@ -362,6 +397,7 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
   /// and fpr_bound() no longer applies to it.
   scalable_bloom& merge(const scalable_bloom_view& other) {
     detail::require_same_growth(params_, other.params(), "merge");
+    if (other.stages() > stages_.size()) spare_.clear();  // they were built for the stage numbers merge fills
     for (std::size_t i = 0; i < other.stages(); ++i) {
       const blocked_bloom_view& theirs = other.stage(i);
       if (i < stages_.size()) {
@@ -379,6 +415,7 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
   /// Back to one empty stage (memory of the later stages released).
   void clear() {
     stages_.clear();
+    spare_.clear();
     add_stage();
   }
 
@@ -396,15 +433,26 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
   [[nodiscard]] std::span<const blocked_bloom> stage_span() const noexcept { return stages_; }
 
  private:
-  void add_stage() {
-    const auto next = static_cast<std::uint32_t>(stages_.size());
-    detail::require(next < detail::scalable_max_stages, errc::unsupported,
+  /// Stage `index`, empty. Throws as reserve_inserts says.
+  blocked_bloom build_stage(std::uint32_t index) const {
+    detail::require(index < detail::scalable_max_stages, errc::unsupported,
                     "scalable_bloom: all 64 stages are full; build with a larger initial capacity or growth factor");
-    stages_.emplace_back(stage_params(params_, next));
+    return blocked_bloom(stage_params(params_, index));
+  }
+  /// Opens the next stage: the spare one reserve_inserts built, else a new one.
+  void add_stage() {
+    if (!spare_.empty()) {
+      stages_.push_back(std::move(spare_.front()));
+      spare_.erase(spare_.begin());
+      return;
+    }
+    stages_.push_back(build_stage(static_cast<std::uint32_t>(stages_.size())));
   }
 
   scalable_bloom_params params_;
   std::vector<blocked_bloom> stages_;
+  /// Stages built ahead by reserve_inserts: spare_[j] is stage stages_.size() + j.
+  std::vector<blocked_bloom> spare_;
 };
 
 /// scalable_bloom's facts (filter.hpp).

@@ -127,6 +127,32 @@ def test_bad_batches_leave_the_filter_unchanged(cls):
         assert f.to_bytes() == before
 
 
+def test_a_batch_that_needs_an_impossible_stage_changes_nothing():
+    # A ScalableBloom stage that cannot be opened (its FPR P (1 - r) r^i beyond any layout with
+    # r = 1e-300; the 65th stage with one key per stage) fails every batch call that would
+    # need it before any key goes in, also after a save and a load of the same filter.
+    import pyarrow as pa
+
+    makers = (lambda: bloomkit.ScalableBloom(1000, 0.01, tightening=1e-300),
+              lambda: bloomkit.ScalableBloom(1, 0.01, growth=1.0))
+    for make in makers:
+        for before in (0, 1):
+            fresh = make()
+            fresh.add_many(range(before))
+            for f in (fresh, bloomkit.from_bytes(fresh.to_bytes())):
+                was = f.to_bytes()
+                for bad in (lambda: f.add_many(range(5000)), lambda: f.add_many(np.arange(5000)),
+                            lambda: f.add_many(pa.array([str(i) for i in range(5000)])),
+                            lambda: f.add_hashes(np.arange(5000, dtype=np.uint64)),
+                            lambda: f.insert_if_absent_many(range(5000)),
+                            lambda: f.insert_if_absent_hashes(np.arange(5000, dtype=np.uint64))):
+                    with pytest.raises(bloomkit.Error):
+                        bad()
+                    assert f.inserted == before and f.to_bytes() == was
+                f.add("still works")
+                assert "still works" in f
+
+
 def corrupt_variants(data: bytes):
     yield "truncated-header", data[:40], bloomkit.TruncatedError
     yield "truncated-payload", data[:-1], bloomkit.TruncatedError

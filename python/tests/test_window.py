@@ -178,6 +178,24 @@ def test_time_errors_change_nothing():
             bad()
 
 
+def test_sizes_and_times_near_two_to_the_64_are_exact_or_refused():
+    # Each computation of the plan is exact or the plan is refused with the reason: never a
+    # window that wrapped around 2^64 into a tiny one, a time window read as a count window, or
+    # a huge max_keys read as a zero window.
+    top = 2**64 - 1
+    for window in (top, top - 1, 2**63, 32 * 2**56 + 2):
+        with pytest.raises(bloomkit.InvalidArgumentError, match="window"):
+            W(window, 0.01)
+    with pytest.raises(bloomkit.InvalidArgumentError, match="window_time .* too long"):
+        W.time_window(top, 100)
+    for keys in (top, top - 1, 2**63):
+        with pytest.raises(bloomkit.InvalidArgumentError, match="max_keys"):
+            W.time_window(100, keys)
+    # The longest windows that plan are exact: l tau >= T, tau <= 2^56.
+    f = W.time_window(2**56, 100, 0.01)
+    assert f.is_time_window and f.guaranteed_time >= 2**56 and f.generation_time <= 2**56
+
+
 def test_merge_is_refused_with_the_reason():
     a, b = W(100), W(100)
     a.add("x")
