@@ -670,6 +670,18 @@ struct batch_undo {
   std::optional<F> before;
 };
 
+/// Plans a batch of at most `n` inserts before the first one where the
+/// kind's insert can fail (scalable_bloom::reserve_inserts builds the stages
+/// it needs): such a batch is refused whole, the filter unchanged.
+template <class F>
+void reserve_batch(F& f, std::size_t n) {
+  if constexpr (requires { f.reserve_inserts(std::uint64_t{}); }) {
+    f.reserve_inserts(n);
+  } else {
+    (void)f, (void)n;
+  }
+}
+
 /// insert_many, or for a kind that can fill up: the batch up to the key that
 /// found the table full, then the filter restored from `undo` and FullError.
 template <class F>
@@ -729,6 +741,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
     const batch_undo<F> undo(f);
+    reserve_batch(f, batch.total);
     insert_batch(f, batch, spec, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); },
                  !fills_up<F>);  // a kind that can fill up must see every key (undo)
   };
@@ -893,6 +906,7 @@ nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashe
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
     const batch_undo<F> undo(f);
+    reserve_batch(f, batch.total);  // every key may be new
     for_each_hash_chunk(batch, spec, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
       for (std::size_t j = 0; j < h.size(); ++j) {
         bool added = false;
