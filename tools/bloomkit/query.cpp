@@ -344,7 +344,8 @@ void register_query(CLI::App& app, command_table& table) {
                   "filters also i32");
   sub->add_option("--kmer", o->kmer,
                   "read screening: per FASTA/FASTQ record, how many of its canonical K-mers the filter may hold "
-                  "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files");
+                  "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files")
+      ->check(CLI::Range(1u, 32u));  // 0 is no K, not "no --kmer"
   sub->add_option("--at", o->at_text,
                   "time windows (build --window-seconds): answer as of TIME (whole seconds, the clock of the build's "
                   "TIME column); keys older than the window at TIME are absent. Default: the last time the filter saw");
