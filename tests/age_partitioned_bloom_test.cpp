@@ -517,6 +517,43 @@ TEST(ApbfTime, ABurstAboveTheRateEndsGenerationsEarlyAndIsCounted) {
   }
 }
 
+TEST(ApbfTime, ABurstyClockKeepsTheSharedBudgetOfGenerations) {
+  // A key inserted at t with j keys after it is reported at time `now` while
+  // floor(j / g) + floor((now - t) / tau) < l: the l generations after its
+  // own end by count (g keys each) or by time (tau each), whichever comes
+  // first, so keys and time share one budget. Neither guarantee alone holds
+  // under bursts: keys among the last l g + 1 and younger than l tau are
+  // lost when bursts filled some generations and idle time ended the rest.
+  age_partitioned_bloom filter(age_partitioned_bloom::plan_time_params(1000, 2000, 0.01));
+  const std::uint64_t g = filter.params().generation_keys;
+  const std::uint64_t tau = filter.params().generation_time;
+  const std::uint64_t l = filter.params().l;
+  const auto keys = random_hashes(scaled(30'000, 3), 41);
+  bloomkit::detail::splitmix64 rng(42);
+  std::vector<std::uint64_t> times(keys.size());
+  std::uint64_t now = 0, both_young = 0, lost_young = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    // Bursts of about g keys at one time (geometric), then idle gaps of up to 2 tau.
+    if (rng() % (g + 1) == 0) now += rng() % (2 * tau + 1);
+    times[i] = now;
+    filter.insert_hash_at(keys[i], now);
+    if (i % 97 != 0) continue;
+    for (std::size_t a = 0; a <= i; ++a) {
+      const std::uint64_t j = i - a, d = now - times[a];
+      const bool present = filter.may_contain_hash(keys[a]);
+      if (j / g + d / tau < l) {
+        ASSERT_TRUE(present) << "key " << a << " with " << j << " keys and " << d << " time after it";
+      }
+      if (j < filter.guaranteed_window() && d < filter.guaranteed_time()) {
+        ++both_young;
+        lost_young += present ? 0 : 1;
+      }
+    }
+  }
+  EXPECT_GT(filter.overflowed_generations(), 0u) << "the clock was bursty";
+  EXPECT_GT(lost_young, 0u) << "of " << both_young << ": the separate guarantees do not hold under bursts";
+}
+
 TEST(ApbfView, AnswersAsTheOwnerAndValidates) {
   age_partitioned_bloom filter(500, 0.01);
   for (const std::uint64_t h : random_hashes(1234, 10)) filter.insert_hash(h);

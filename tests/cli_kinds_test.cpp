@@ -185,6 +185,12 @@ TEST(CliWindow, TimeWindowForgetsByTheClockOfItsLines) {
   EXPECT_EQ(std::stoull(gone.out), 0u) << "every generation would have ended by then";
   const auto one = run_cli({"query", "w.bkf", "e9999", "--at", std::to_string(1'700'009'999 + 300)}, {}, dir);
   EXPECT_EQ(one.out, "e9999\tmaybe\n");
+  // Before the file's clock the filter cannot answer (keys inserted later are in it, keys that
+  // expired since are gone): refused, naming the clock, not answered as of the clock.
+  const auto past = run_cli({"query", "w.bkf", "e5000", "--at", "1700005000"}, {}, dir);
+  EXPECT_EQ(past.rc, 1) << past.out;
+  EXPECT_NE(past.err.find("1700009999"), std::string::npos) << past.err;
+  EXPECT_EQ(past.out, "");
 
   // `info` says seconds, not keys, for a time window; keys for a count window.
   const auto info = run_cli({"info", "w.bkf"}, {}, dir);

@@ -72,10 +72,17 @@
 // have passed since it began; idle time shifts as many slices as it spans.
 // A key inserted at time t is reported until at least t + l tau (the window
 // T <= l tau), expires by t + (l + 1) tau and is forgotten by t + (k + l) tau,
-// *provided* no generation filled up (more than g keys within tau): a full
-// generation still ends early to keep the FPR bound, which shortens the
-// window for the keys before it (the count guarantee above still holds).
-// overflowed_generations() counts such early ends, so a caller can see the
+// *provided* no generation after its own filled up (more than g keys within
+// tau): a full generation still ends early to keep the FPR bound, which
+// shortens the window for the keys before it. What holds in every case: a
+// key is lost only at the (l + 1)-th shift after its insert, and each of the
+// l whole generations between took g keys (ended by count) or tau time
+// (ended by time), so a key with j keys inserted after it is reported at
+// time now while
+//     floor(j / g) + floor((now - t) / tau) < l
+// (keys and time share one budget of l generations; neither the count
+// guarantee l g + 1 nor the time guarantee l tau holds alone under bursts).
+// overflowed_generations() counts the early ends, so a caller can see the
 // time guarantee was bent. The FPR bound holds regardless.
 #pragma once
 
@@ -388,8 +395,9 @@ class apbf_reader : public query_facade<D> {
     return static_cast<std::uint64_t>(self().params().k + self().params().l) * self().params().generation_keys;
   }
   /// Time windows: a key inserted at t is reported until at least t + l tau
-  /// (if no generation overflowed), expires by t + (l + 1) tau and is
-  /// forgotten by t + (k + l) tau.
+  /// (if no generation after its own overflowed; in every case while
+  /// floor(j / g) + floor((now - t) / tau) < l with j keys after it, see the
+  /// header), expires by t + (l + 1) tau and is forgotten by t + (k + l) tau.
   [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return self().params().l * self().params().generation_time; }
   [[nodiscard]] std::uint64_t expired_time() const noexcept { return (self().params().l + 1) * self().params().generation_time; }
   [[nodiscard]] std::uint64_t forgotten_time() const noexcept {
