@@ -186,7 +186,7 @@ inline void validate(const age_partitioned_bloom_params& p) {
   require(p.generation_time <= apbf_max_generation, errc::invalid_argument,
           prefix + "generation_time must be at most 2^56, got " + std::to_string(p.generation_time));
   require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          prefix + "target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+          prefix + "target_fpr must be in (0, 1), got " + detail::format_number(p.target_fpr));
   require(is_known(p.hash.algorithm), errc::invalid_argument, prefix + "unknown hash algorithm");
   require(p.probes == apbf_probes::double_hashing || p.probes == apbf_probes::independent, errc::invalid_argument,
           prefix + "unknown probe scheme " + std::to_string(static_cast<std::uint32_t>(p.probes)));

@@ -75,10 +75,10 @@ inline constexpr std::uint64_t scalable_max_stage_capacity = std::uint64_t{1} <<
 inline void validate(const scalable_bloom_params& p, const param_check& check = {"scalable_bloom"}) {
   check(p.initial_capacity >= 1 && p.initial_capacity <= scalable_max_stage_capacity, "capacity",
         "(the initial capacity) = " + std::to_string(p.initial_capacity) + " is not in [1, 2^40]");
-  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
-  check(p.growth >= 1.0 && p.growth <= 16.0, "growth", "= " + std::to_string(p.growth) + " is not in [1, 16]");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + detail::format_number(p.target_fpr) + " is not in (0, 1)");
+  check(p.growth >= 1.0 && p.growth <= 16.0, "growth", "= " + detail::format_number(p.growth) + " is not in [1, 16]");
   check(p.tightening > 0.0 && p.tightening < 1.0, "tightening",
-        "= " + std::to_string(p.tightening) + " is not in (0, 1)");
+        "= " + detail::format_number(p.tightening) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
 }
 
@@ -244,9 +244,11 @@ class scalable_bloom_reader : public query_facade<D> {
   /// 1 - prod_i (1 - f_i) for per-stage rates f_i.
   template <class F>
   double compound(F&& per_stage) const {
-    double pass_all = 1.0;
-    for (const auto& s : self().stage_span()) pass_all *= 1.0 - per_stage(s);
-    return 1.0 - pass_all;
+    // 1 - prod (1 - p_i) as -expm1(sum log1p(-p_i)): the same value, without
+    // rounding 1 - p_i to 1 when p_i is below 1e-16.
+    double log_pass_all = 0.0;
+    for (const auto& s : self().stage_span()) log_pass_all += std::log1p(-per_stage(s));
+    return -std::expm1(log_pass_all);
   }
 };
 

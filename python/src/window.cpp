@@ -66,6 +66,10 @@ struct batch_times {
       if (PyObject_RichCompareBool(times.ptr(), nb::int_(0).ptr(), Py_LT) == 1) {
         throw_invalid("add_many_at: times must be non-negative");
       }
+      if (PyObject_RichCompareBool(times.ptr(), nb::int_(~std::uint64_t{0}).ptr(), Py_GT) == 1) {
+        PyErr_SetString(PyExc_OverflowError, "add_many_at: times must be at most 2**64 - 1");
+        throw nb::python_error();
+      }
       single = nb::cast<std::uint64_t>(times);
       return;
     }

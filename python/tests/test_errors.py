@@ -208,3 +208,22 @@ def test_counting_remove_of_absent_key_changes_nothing(cls):
     assert f.remove("certainly-absent-key") is False
     assert f.to_bytes() == before
     assert f.remove(7) is True and 7 not in f or f.count(7) >= 0
+
+
+def test_messages_name_the_real_problem():
+    # A time past 2^64 - 1 is an OverflowError saying so (not std::bad_cast), a block count whose
+    # bits pass 2^64 names num_blocks (not "m (bits) must be at least 1, got 0.000000"), numbers
+    # print as %g does (0.5, not 0.500000), and a compound FPR below 1e-16 does not round to 0.
+    t = bloomkit.AgePartitionedBloom.time_window(100, 100)
+    before = t.to_bytes()
+    with pytest.raises(OverflowError, match=r"2\*\*64 - 1"):
+        t.add_many_at(["a"], 2**64)
+    assert t.to_bytes() == before
+    for make in (lambda: bloomkit.SplitBlockBloom.with_blocks(2**58),
+                 lambda: bloomkit.BlockedBloom.with_blocks(2**58, 8)):
+        with pytest.raises(bloomkit.InvalidArgumentError, match="num_blocks") as e:
+            make()
+        assert "0.000000" not in str(e.value)
+    with pytest.raises(bloomkit.InvalidArgumentError, match=r"growth = 0\.5 is not in \[1, 16\]"):
+        bloomkit.ScalableBloom(1000, 0.01, growth=0.5)
+    assert 0 < bloomkit.ScalableBloom(1000, 1e-17).design_fpr <= 1e-17

@@ -144,4 +144,6 @@ def test_a_call_waiting_for_the_filters_lock_lets_other_threads_run(call):
     for t in threads:
         t.join()
     assert steps > 1000
-    assert pause < took / 3, f"this thread stopped for {pause:.3f} s of a {took:.3f} s batch"
+    # Waiting with the GIL stops this thread for nearly the whole batch; half of it leaves room
+    # for a loaded machine descheduling it now and then.
+    assert pause < took / 2, f"this thread stopped for {pause:.3f} s of a {took:.3f} s batch"
