@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "bloomkit/age_partitioned_bloom.hpp"
@@ -102,6 +103,69 @@ TEST(ApbfPlan, RejectsBadArguments) {
             bloomkit::errc::invalid_argument);
   EXPECT_EQ(error_code_of([] { (void)age_partitioned_bloom::plan_time_params(10, 0, 0.01); }),
             bloomkit::errc::invalid_argument);
+}
+
+/// The message of the bloomkit::error that f() throws ("" if none).
+template <class F>
+std::string error_message_of(F&& f) {
+  try {
+    f();
+  } catch (const bloomkit::error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ApbfPlan, WindowsNearTwoToThe64AreExactOrRefused) {
+  // Every planned window covers what was asked (l g + 1 >= N), or the plan
+  // is refused: no size computation may wrap around 2^64.
+  constexpr std::uint64_t max = ~std::uint64_t{0};
+  for (const std::uint64_t n : {max, max - 1, max - 30, std::uint64_t{1} << 63, (std::uint64_t{1} << 56) * 32 + 2,
+                                std::uint64_t{1} << 40, std::uint64_t{1} << 30}) {
+    age_partitioned_bloom_params params{};
+    const auto code = error_code_of([&] { params = age_partitioned_bloom::plan_params(n, 0.01); });
+    if (code != bloomkit::errc{}) {
+      EXPECT_EQ(code, bloomkit::errc::invalid_argument) << n;
+      continue;
+    }
+    // The words are not needed (and may be gigabytes): the window and the
+    // bound come from the parameters alone.
+    const bloomkit::age_partitioned_bloom_view view(bloomkit::detail::trusted, params, {}, {});
+    EXPECT_GE(view.guaranteed_window(), n) << "window " << n;
+    EXPECT_LE(view.design_fpr(), 0.01) << "window " << n;
+  }
+  EXPECT_EQ(error_code_of([&] { (void)age_partitioned_bloom::plan_params(max, 0.01); }), bloomkit::errc::invalid_argument);
+}
+
+TEST(ApbfPlan, TimeWindowsNearTwoToThe64AreExactOrRefused) {
+  constexpr std::uint64_t max = ~std::uint64_t{0};
+  // A window of time: l tau >= T, tau >= 1 (never a count window), or refused.
+  for (const std::uint64_t t : {max, max - 1, std::uint64_t{1} << 63, (std::uint64_t{1} << 56) * 32,
+                                (std::uint64_t{1} << 56) * 2 + 1, std::uint64_t{1} << 56}) {
+    age_partitioned_bloom_params params{};
+    const auto code = error_code_of([&] { params = age_partitioned_bloom::plan_time_params(t, 100, 0.01); });
+    if (code != bloomkit::errc{}) {
+      EXPECT_EQ(code, bloomkit::errc::invalid_argument) << t;
+      continue;
+    }
+    EXPECT_GE(params.generation_time, 1u) << t;
+    EXPECT_GE(static_cast<bloomkit::detail::uint128>(params.l) * params.generation_time, t) << t;
+    EXPECT_NO_THROW(bloomkit::detail::validate(params)) << t;
+  }
+  EXPECT_EQ(error_code_of([&] { (void)age_partitioned_bloom::plan_time_params(max, 100, 0.01); }),
+            bloomkit::errc::invalid_argument);
+  // max_keys near 2^64: refused by name, never read as a zero window.
+  for (const std::uint64_t keys : {max, max - 1, std::uint64_t{1} << 63}) {
+    const std::string message =
+        error_message_of([&] { (void)age_partitioned_bloom::plan_time_params(100, keys, 0.01); });
+    EXPECT_NE(message.find("max_keys"), std::string::npos) << keys << ": " << message;
+  }
+  // g = ceil(max_keys tau / T) exactly, also where the product passes 2^64:
+  // T = 3 * 2^40 and max_keys = 2^30 + 1 (not a multiple of l's share).
+  const auto p = age_partitioned_bloom::plan_time_params(std::uint64_t{3} << 40, (std::uint64_t{1} << 30) + 1, 0.01);
+  const bloomkit::detail::uint128 product = static_cast<bloomkit::detail::uint128>((std::uint64_t{1} << 30) + 1) * p.generation_time;
+  const bloomkit::detail::uint128 window = std::uint64_t{3} << 40;
+  EXPECT_EQ(p.generation_keys, static_cast<std::uint64_t>((product + window - 1) / window));
 }
 
 TEST(Apbf, EmptyOneKeyAndTheSameKeyTwice) {
@@ -451,6 +515,43 @@ TEST(ApbfTime, ABurstAboveTheRateEndsGenerationsEarlyAndIsCounted) {
   for (std::size_t i = keys.size() - filter.guaranteed_window(); i < keys.size(); ++i) {
     ASSERT_TRUE(filter.may_contain_hash(keys[i]));
   }
+}
+
+TEST(ApbfTime, ABurstyClockKeepsTheSharedBudgetOfGenerations) {
+  // A key inserted at t with j keys after it is reported at time `now` while
+  // floor(j / g) + floor((now - t) / tau) < l: the l generations after its
+  // own end by count (g keys each) or by time (tau each), whichever comes
+  // first, so keys and time share one budget. Neither guarantee alone holds
+  // under bursts: keys among the last l g + 1 and younger than l tau are
+  // lost when bursts filled some generations and idle time ended the rest.
+  age_partitioned_bloom filter(age_partitioned_bloom::plan_time_params(1000, 2000, 0.01));
+  const std::uint64_t g = filter.params().generation_keys;
+  const std::uint64_t tau = filter.params().generation_time;
+  const std::uint64_t l = filter.params().l;
+  const auto keys = random_hashes(scaled(30'000, 3), 41);
+  bloomkit::detail::splitmix64 rng(42);
+  std::vector<std::uint64_t> times(keys.size());
+  std::uint64_t now = 0, both_young = 0, lost_young = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    // Bursts of about g keys at one time (geometric), then idle gaps of up to 2 tau.
+    if (rng() % (g + 1) == 0) now += rng() % (2 * tau + 1);
+    times[i] = now;
+    filter.insert_hash_at(keys[i], now);
+    if (i % 97 != 0) continue;
+    for (std::size_t a = 0; a <= i; ++a) {
+      const std::uint64_t j = i - a, d = now - times[a];
+      const bool present = filter.may_contain_hash(keys[a]);
+      if (j / g + d / tau < l) {
+        ASSERT_TRUE(present) << "key " << a << " with " << j << " keys and " << d << " time after it";
+      }
+      if (j < filter.guaranteed_window() && d < filter.guaranteed_time()) {
+        ++both_young;
+        lost_young += present ? 0 : 1;
+      }
+    }
+  }
+  EXPECT_GT(filter.overflowed_generations(), 0u) << "the clock was bursty";
+  EXPECT_GT(lost_young, 0u) << "of " << both_young << ": the separate guarantees do not hold under bursts";
 }
 
 TEST(ApbfView, AnswersAsTheOwnerAndValidates) {

@@ -186,6 +186,12 @@ TEST(CliWindow, TimeWindowForgetsByTheClockOfItsLines) {
   EXPECT_EQ(std::stoull(gone.out), 0u) << "every generation would have ended by then";
   const auto one = run_cli({"query", "w.bkf", "e9999", "--at", std::to_string(1'700'009'999 + 300)}, {}, dir);
   EXPECT_EQ(one.out, "e9999\tmaybe\n");
+  // Before the file's clock the filter cannot answer (keys inserted later are in it, keys that
+  // expired since are gone): refused, naming the clock, not answered as of the clock.
+  const auto past = run_cli({"query", "w.bkf", "e5000", "--at", "1700005000"}, {}, dir);
+  EXPECT_EQ(past.rc, 1) << past.out;
+  EXPECT_NE(past.err.find("1700009999"), std::string::npos) << past.err;
+  EXPECT_EQ(past.out, "");
 
   // `info` says seconds, not keys, for a time window; keys for a count window.
   const auto info = run_cli({"info", "w.bkf"}, {}, dir);
@@ -446,6 +452,14 @@ TEST(CliKmer, BuildFromFastaAndScreenReadsFromFastq) {
 
   // Errors: K out of range, fasta without --kmer, a malformed FASTQ (exit 2).
   EXPECT_EQ(run_cli({"build", "genome.fa", "--kmer", "33", "-o", "x.bkf"}, {}, dir).rc, 1);
+  // K = 0 is out of range too, not "no --kmer" (the FASTA lines read as text keys).
+  for (const auto& args : {std::vector<std::string>{"build", "genome.fa", "--kmer", "0", "-o", "x.bkf"},
+                           std::vector<std::string>{"build", "genome.fa", "--format", "fasta", "--kmer", "0", "-o", "x.bkf"},
+                           std::vector<std::string>{"query", "g.bkf", "--kmer", "0", "reads.fq"}}) {
+    const auto zero = run_cli(args, {}, dir);
+    EXPECT_EQ(zero.rc, 1) << args[0] << " " << zero.err;
+    EXPECT_NE(zero.err.find("--kmer"), std::string::npos) << zero.err;
+  }
   EXPECT_EQ(run_cli({"build", "genome.fa", "--format", "fasta", "-o", "x.bkf"}, {}, dir).rc, 1);
   write_file(dir / "bad.fq", "@r\nACGT\n-\nIIII\n");
   const auto bad = run_cli({"query", "g.bkf", "--kmer", "31", "bad.fq"}, {}, dir);

@@ -267,3 +267,47 @@ TEST(ScalableBloom, SixtyFourStagesAtMostAndAClearError) {
 }
 
 }  // namespace
+
+namespace {
+
+/// Every stage's inserted count and blocks, to compare a filter before and after a failed call.
+std::vector<std::vector<std::uint64_t>> snapshot(const scalable_bloom& f) {
+  std::vector<std::vector<std::uint64_t>> out;
+  for (std::size_t i = 0; i < f.stages(); ++i) {
+    std::vector<std::uint64_t> s{f.stage(i).inserted()};
+    for (const auto& block : f.stage(i).blocks()) s.insert(s.end(), std::begin(block.words), std::end(block.words));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+TEST(ScalableBloom, AFailedBatchChangesNothing) {
+  // Two ways a stage cannot be opened: its FPR P (1 - r) r^i is beyond any
+  // blocked layout (r = 1e-300), or it would be the 65th stage. Every batch
+  // call that needs such a stage fails before changing anything: the stages
+  // it needs are planned and built first, also across the tiles of a keyed
+  // batch and for test-and-add (which plans for every key being new).
+  const auto keys = random_hashes(5000, 31);
+  std::vector<std::uint64_t> ints(5000);
+  for (std::size_t i = 0; i < ints.size(); ++i) ints[i] = i;
+  for (const auto& make : {+[] { return scalable_bloom(1000, 0.01, {}, 2.0, 1e-300); },
+                           +[] { return scalable_bloom(1, 0.01, {}, 1.0, 0.85); }}) {
+    for (const std::size_t before : {std::size_t{0}, std::size_t{1}}) {
+      scalable_bloom f = make();
+      f.insert_many(std::span<const std::uint64_t>(keys).first(before));
+      const auto was = snapshot(f);
+      EXPECT_NE(error_code_of([&] { f.insert_many(keys); }), errc{});
+      EXPECT_EQ(f.inserted(), before);
+      EXPECT_EQ(snapshot(f), was) << "insert_many";
+      EXPECT_NE(error_code_of([&] { f.insert_keys(ints); }), errc{});
+      EXPECT_EQ(snapshot(f), was) << "insert_keys";
+      EXPECT_NE(error_code_of([&] { (void)f.insert_if_absent_many(keys); }), errc{});
+      EXPECT_EQ(snapshot(f), was) << "insert_if_absent_many";
+      // The filter still works after the failures, as if they never happened.
+      f.insert_hash(keys[0]);
+      EXPECT_TRUE(f.may_contain_hash(keys[0]));
+    }
+  }
+}
+
+}  // namespace

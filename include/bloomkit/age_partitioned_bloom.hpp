@@ -72,10 +72,17 @@
 // have passed since it began; idle time shifts as many slices as it spans.
 // A key inserted at time t is reported until at least t + l tau (the window
 // T <= l tau), expires by t + (l + 1) tau and is forgotten by t + (k + l) tau,
-// *provided* no generation filled up (more than g keys within tau): a full
-// generation still ends early to keep the FPR bound, which shortens the
-// window for the keys before it (the count guarantee above still holds).
-// overflowed_generations() counts such early ends, so a caller can see the
+// *provided* no generation after its own filled up (more than g keys within
+// tau): a full generation still ends early to keep the FPR bound, which
+// shortens the window for the keys before it. What holds in every case: a
+// key is lost only at the (l + 1)-th shift after its insert, and each of the
+// l whole generations between took g keys (ended by count) or tau time
+// (ended by time), so a key with j keys inserted after it is reported at
+// time now while
+//     floor(j / g) + floor((now - t) / tau) < l
+// (keys and time share one budget of l generations; neither the count
+// guarantee l g + 1 nor the time guarantee l tau holds alone under bursts).
+// overflowed_generations() counts the early ends, so a caller can see the
 // time guarantee was bent. The FPR bound holds regardless.
 #pragma once
 
@@ -151,6 +158,18 @@ struct age_partitioned_bloom_state {
 namespace detail {
 
 inline constexpr std::uint64_t apbf_max_slice_bits = std::uint64_t{1} << 40;
+/// The largest g and tau validate() accepts: with k + l <= 96 every count
+/// and time the reader derives from them ((k + l) g, (k + l) tau) fits 64 bits.
+inline constexpr std::uint64_t apbf_max_generation = std::uint64_t{1} << 56;
+/// The planner's largest l, and so the largest window it can cover with
+/// g <= 2^56: 32 * 2^56 + 1 keys (l g + 1).
+inline constexpr std::uint32_t apbf_max_planned_l = 32;
+inline constexpr std::uint64_t apbf_max_planned_window = apbf_max_planned_l * apbf_max_generation + 1;
+
+/// ceil(a / b) for b >= 1, without the overflow of (a + b - 1) / b near 2^64.
+constexpr std::uint64_t apbf_ceil_div(std::uint64_t a, std::uint64_t b) noexcept {
+  return a / b + (a % b != 0);
+}
 
 constexpr std::uint64_t apbf_slice_words(std::uint64_t slice_bits) noexcept {
   return slice_bits / 64 + (slice_bits % 64 != 0);
@@ -162,12 +181,12 @@ inline void validate(const age_partitioned_bloom_params& p) {
   require(p.l >= 1 && p.l <= 64, errc::invalid_argument, prefix + "l must be in [1, 64], got " + std::to_string(p.l));
   require(p.slice_bits >= 1 && p.slice_bits <= apbf_max_slice_bits, errc::invalid_argument,
           prefix + "slice_bits must be in [1, 2^40], got " + std::to_string(p.slice_bits));
-  require(p.generation_keys >= 1 && p.generation_keys <= (std::uint64_t{1} << 56), errc::invalid_argument,
+  require(p.generation_keys >= 1 && p.generation_keys <= apbf_max_generation, errc::invalid_argument,
           prefix + "generation_keys must be in [1, 2^56], got " + std::to_string(p.generation_keys));
-  require(p.generation_time <= (std::uint64_t{1} << 56), errc::invalid_argument,
-          prefix + "generation_time must be at most 2^56");
+  require(p.generation_time <= apbf_max_generation, errc::invalid_argument,
+          prefix + "generation_time must be at most 2^56, got " + std::to_string(p.generation_time));
   require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          prefix + "target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+          prefix + "target_fpr must be in (0, 1), got " + detail::format_number(p.target_fpr));
   require(is_known(p.hash.algorithm), errc::invalid_argument, prefix + "unknown hash algorithm");
   require(is_known(p.hash.keys), errc::invalid_argument, prefix + "unknown key type");
   require(p.probes == apbf_probes::double_hashing || p.probes == apbf_probes::independent, errc::invalid_argument,
@@ -377,8 +396,9 @@ class apbf_reader : public query_facade<D> {
     return static_cast<std::uint64_t>(self().params().k + self().params().l) * self().params().generation_keys;
   }
   /// Time windows: a key inserted at t is reported until at least t + l tau
-  /// (if no generation overflowed), expires by t + (l + 1) tau and is
-  /// forgotten by t + (k + l) tau.
+  /// (if no generation after its own overflowed; in every case while
+  /// floor(j / g) + floor((now - t) / tau) < l with j keys after it, see the
+  /// header), expires by t + (l + 1) tau and is forgotten by t + (k + l) tau.
   [[nodiscard]] std::uint64_t guaranteed_time() const noexcept { return self().params().l * self().params().generation_time; }
   [[nodiscard]] std::uint64_t expired_time() const noexcept { return (self().params().l + 1) * self().params().generation_time; }
   [[nodiscard]] std::uint64_t forgotten_time() const noexcept {
@@ -563,19 +583,23 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
   }
 
   /// The count-window design with the fewest bits: for each k in [1, 20]
-  /// and l in [1, 32], g = max(1, ceil((N - 1) / l)) (so l g + 1 >= N) and
-  /// the smallest m whose design_fpr is at most p; the cheapest (k + l) m
-  /// wins. Throws errc::invalid_argument for N = 0, p outside (0, 1), or
-  /// a design needing more than 2^40 bits per slice.
+  /// and l in [1, 32], g = max(1, ceil((N - 1) / l)) (so l g + 1 >= N;
+  /// computed without overflow, and skipped when g > 2^56) and the smallest
+  /// m whose design_fpr is at most p; the cheapest (k + l) m wins. Throws
+  /// errc::invalid_argument for N = 0, N > 32 * 2^56 + 1, p outside (0, 1),
+  /// or a design needing more than 2^40 bits per slice.
   static age_partitioned_bloom_params plan_params(std::uint64_t window, double target_fpr, hash_spec hash = {}) {
     detail::require(window >= 1, errc::invalid_argument, "age_partitioned_bloom: window must be at least 1");
+    detail::require(window <= detail::apbf_max_planned_window, errc::invalid_argument,
+                    "age_partitioned_bloom: window must be at most 32 * 2^56 + 1 keys, got " + std::to_string(window));
     detail::require(target_fpr > 0.0 && target_fpr < 1.0, errc::invalid_argument,
-                    "age_partitioned_bloom: target_fpr must be in (0, 1), got " + std::to_string(target_fpr));
+                    "age_partitioned_bloom: target_fpr must be in (0, 1), got " + detail::format_number(target_fpr));
     age_partitioned_bloom_params best{};
     double best_bits = std::numeric_limits<double>::infinity();
     for (std::uint32_t k = 1; k <= 20; ++k) {
-      for (std::uint32_t l = 1; l <= 32; ++l) {
-        const std::uint64_t g = std::max<std::uint64_t>(1, (window - 1 + l - 1) / l);
+      for (std::uint32_t l = 1; l <= detail::apbf_max_planned_l; ++l) {
+        const std::uint64_t g = std::max<std::uint64_t>(1, detail::apbf_ceil_div(window - 1, l));
+        if (g > detail::apbf_max_generation) continue;
         const std::uint64_t m = detail::apbf_slice_bits_for(k, l, g, target_fpr);
         if (m == 0) continue;
         const double bits = static_cast<double>(detail::apbf_slice_words(m) * 64) * (k + l);
@@ -585,7 +609,9 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
         }
       }
     }
-    detail::require(best.k != 0, errc::invalid_argument, "age_partitioned_bloom: no design fits 2^40 bits per slice");
+    detail::require(best.k != 0, errc::invalid_argument,
+                    "age_partitioned_bloom: no design for a window of " + std::to_string(window) + " keys at fpr " +
+                        detail::format_number(target_fpr) + " fits 2^40 bits per slice");
     return best;
   }
 
@@ -595,26 +621,43 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
   /// chooses, generation_time tau = ceil(window_time / l) and g = ceil(max_keys
   /// tau / window_time), with m re-planned for that g. `unit` is recorded
   /// in the file (format version 3) when the caller knows what its clock
-  /// counts; `info` then names it. Throws errc::invalid_argument for a zero window or max_keys, or p
-  /// outside (0, 1).
+  /// counts; `info` then names it. Every step is exact integer arithmetic.
+  /// Throws errc::invalid_argument for a zero window or max_keys, max_keys
+  /// above 32 * 2^56, a window whose generation would span more than 2^56
+  /// time units (window_time > l 2^56), p outside (0, 1), or a design
+  /// needing more than 2^40 bits per slice.
   static age_partitioned_bloom_params plan_time_params(std::uint64_t window_time, std::uint64_t max_keys,
                                                        double target_fpr, hash_spec hash = {},
                                                        apbf_time_unit unit = apbf_time_unit::unspecified) {
     detail::require(window_time >= 1, errc::invalid_argument, "age_partitioned_bloom: window_time must be at least 1");
     detail::require(max_keys >= 1, errc::invalid_argument, "age_partitioned_bloom: max_keys must be at least 1");
+    detail::require(max_keys < detail::apbf_max_planned_window, errc::invalid_argument,
+                    "age_partitioned_bloom: max_keys must be at most 32 * 2^56, got " + std::to_string(max_keys));
     // k and l from the count design for the same number of keys; then a
     // generation spans tau = ceil(T / l) and, at a uniform rate of max_keys
     // per T, receives ceil(max_keys tau / T) keys: that is g, and m is
     // re-planned for it (the FPR bound must hold when generations are full).
     age_partitioned_bloom_params p = plan_params(max_keys + 1, target_fpr, hash);
-    p.generation_time = (window_time + p.l - 1) / p.l;
+    p.generation_time = detail::apbf_ceil_div(window_time, p.l);
+    detail::require(p.generation_time <= detail::apbf_max_generation, errc::invalid_argument,
+                    "age_partitioned_bloom: window_time " + std::to_string(window_time) + " is too long: with l = " +
+                        std::to_string(p.l) + " a generation would span " + std::to_string(p.generation_time) +
+                        " time units, more than 2^56 (use a coarser clock)");
     p.window = window_time;
     p.time_unit = unit;
-    const double per_generation = std::ceil(static_cast<double>(max_keys) * static_cast<double>(p.generation_time) /
-                                            static_cast<double>(window_time));
-    p.generation_keys = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(per_generation));
+    // max_keys tau < 2^61 * 2^56 fits 128 bits; the quotient is at most
+    // max_keys + l (tau < T / l + 1), so it fits 64 bits.
+    const detail::uint128 product = static_cast<detail::uint128>(max_keys) * p.generation_time;
+    const auto per_generation =
+        static_cast<std::uint64_t>(product / window_time + (product % window_time != 0 ? 1 : 0));
+    p.generation_keys = std::max<std::uint64_t>(1, per_generation);
+    detail::require(p.generation_keys <= detail::apbf_max_generation, errc::invalid_argument,
+                    "age_partitioned_bloom: max_keys " + std::to_string(max_keys) +
+                        " gives more than 2^56 keys per generation");
     p.slice_bits = detail::apbf_slice_bits_for(p.k, p.l, p.generation_keys, target_fpr);
-    detail::require(p.slice_bits != 0, errc::invalid_argument, "age_partitioned_bloom: no design fits 2^40 bits per slice");
+    detail::require(p.slice_bits != 0, errc::invalid_argument,
+                    "age_partitioned_bloom: no design for " + std::to_string(max_keys) + " keys per window at fpr " +
+                        detail::format_number(target_fpr) + " fits 2^40 bits per slice");
     return p;
   }
 

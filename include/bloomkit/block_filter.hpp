@@ -462,7 +462,7 @@ void validate_params(const block_filter_params& p, const param_check& check = {P
   check(p.k >= P::min_k && p.k <= P::max_k, "k",
         "= " + std::to_string(p.k) + " is not in [" + std::to_string(P::min_k) + ", " + std::to_string(P::max_k) + "]");
   check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
-  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + detail::format_number(p.target_fpr) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
   check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }

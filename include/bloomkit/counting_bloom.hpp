@@ -99,7 +99,7 @@ inline void validate(const counting_bloom_params& p, const param_check& check = 
         "= " + std::to_string(p.counters) + " is not in [1, 2^40]");
   check(p.k >= 1 && p.k <= 64, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
   check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
-  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + detail::format_number(p.target_fpr) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
   check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }

@@ -149,7 +149,7 @@ inline void validate(const cuckoo_filter_params& p) {
   require(p.capacity >= 1 && p.capacity <= p.buckets * cuckoo_slots, errc::invalid_argument,
           "cuckoo_filter: capacity must be in [1, 4 buckets], got " + std::to_string(p.capacity));
   require(p.target_fpr > 0.0 && p.target_fpr < 1.0, errc::invalid_argument,
-          "cuckoo_filter: target_fpr must be in (0, 1), got " + std::to_string(p.target_fpr));
+          "cuckoo_filter: target_fpr must be in (0, 1), got " + detail::format_number(p.target_fpr));
   require(is_known(p.hash.algorithm), errc::invalid_argument, "cuckoo_filter: unknown hash algorithm");
   require(is_known(p.hash.keys), errc::invalid_argument, "cuckoo_filter: unknown key type");
 }
@@ -487,7 +487,7 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
                                           cuckoo_widths widths = cuckoo_widths::smallest) {
     detail::require(capacity >= 1, errc::invalid_argument, "cuckoo_filter: capacity must be at least 1");
     detail::require(target_fpr > 0.0 && target_fpr < 1.0, errc::invalid_argument,
-                    "cuckoo_filter: target_fpr must be in (0, 1), got " + std::to_string(target_fpr));
+                    "cuckoo_filter: target_fpr must be in (0, 1), got " + detail::format_number(target_fpr));
     std::uint32_t f = 0;
     for (std::uint32_t candidate = 4; candidate <= 16; ++candidate) {
       if (widths == cuckoo_widths::paper && candidate != 8 && candidate != 12 && candidate != 16) continue;
@@ -497,9 +497,9 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
       }
     }
     detail::require(f != 0, errc::invalid_argument,
-                    "cuckoo_filter: target_fpr " + std::to_string(target_fpr) +
+                    "cuckoo_filter: target_fpr " + detail::format_number(target_fpr) +
                         " is below what 16-bit fingerprints reach at 95 % load (" +
-                        std::to_string(detail::cuckoo_fpr(detail::cuckoo_plan_load, 16)) + ")");
+                        detail::format_number(detail::cuckoo_fpr(detail::cuckoo_plan_load, 16)) + ")");
     const double wanted = std::ceil(static_cast<double>(capacity) /
                                     (detail::cuckoo_slots * detail::cuckoo_plan_load));
     detail::require(wanted <= static_cast<double>(detail::cuckoo_max_buckets), errc::invalid_argument,

@@ -5,6 +5,8 @@
 // them to exit codes (usage error vs data error).
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -74,6 +76,19 @@ template <class MakeMessage>
   requires std::is_invocable_r_v<std::string, MakeMessage&>
 inline void require(bool condition, errc code, MakeMessage&& make_message) {
   if (!condition) [[unlikely]] throw error(code, make_message());
+}
+
+/// A double for a message: the shortest %g form (6 to 17 significant
+/// digits) that reads back as the same value, so 1e-17 prints as "1e-17",
+/// never as std::to_string's "0.000000", and 0.1 as "0.1". NaN and the
+/// infinities print as "nan", "inf", "-inf".
+inline std::string format_number(double x) {
+  char buffer[32];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
+    if (x != x || std::strtod(buffer, nullptr) == x) break;
+  }
+  return buffer;
 }
 
 /// How a parameter-domain check reports a violation. Each parameter set has

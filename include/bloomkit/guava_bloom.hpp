@@ -201,7 +201,7 @@ class guava_bloom : public detail::jvm_bloom_owner<detail::basic_guava_bloom, gu
   /// more than 2^31 - 1 words).
   static guava_bloom create(std::uint64_t expected_insertions, double fpp) {
     detail::require(fpp > 0.0 && fpp < 1.0, errc::invalid_argument,
-                    "guava_bloom: fpp must be in (0, 1), got " + std::to_string(fpp));
+                    "guava_bloom: fpp must be in (0, 1), got " + detail::format_number(fpp));
     detail::require(expected_insertions <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()),
                     errc::invalid_argument, "guava_bloom: expected insertions too large");
     const auto n = static_cast<std::int64_t>(std::max<std::uint64_t>(expected_insertions, 1));

@@ -75,10 +75,10 @@ inline constexpr std::uint64_t scalable_max_stage_capacity = std::uint64_t{1} <<
 inline void validate(const scalable_bloom_params& p, const param_check& check = {"scalable_bloom"}) {
   check(p.initial_capacity >= 1 && p.initial_capacity <= scalable_max_stage_capacity, "capacity",
         "(the initial capacity) = " + std::to_string(p.initial_capacity) + " is not in [1, 2^40]");
-  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
-  check(p.growth >= 1.0 && p.growth <= 16.0, "growth", "= " + std::to_string(p.growth) + " is not in [1, 16]");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + detail::format_number(p.target_fpr) + " is not in (0, 1)");
+  check(p.growth >= 1.0 && p.growth <= 16.0, "growth", "= " + detail::format_number(p.growth) + " is not in [1, 16]");
   check(p.tightening > 0.0 && p.tightening < 1.0, "tightening",
-        "= " + std::to_string(p.tightening) + " is not in (0, 1)");
+        "= " + detail::format_number(p.tightening) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
   check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }
@@ -245,9 +245,11 @@ class scalable_bloom_reader : public query_facade<D> {
   /// 1 - prod_i (1 - f_i) for per-stage rates f_i.
   template <class F>
   double compound(F&& per_stage) const {
-    double pass_all = 1.0;
-    for (const auto& s : self().stage_span()) pass_all *= 1.0 - per_stage(s);
-    return 1.0 - pass_all;
+    // 1 - prod (1 - p_i) as -expm1(sum log1p(-p_i)): the same value, without
+    // rounding 1 - p_i to 1 when p_i is below 1e-16.
+    double log_pass_all = 0.0;
+    for (const auto& s : self().stage_span()) log_pass_all += std::log1p(-per_stage(s));
+    return -std::expm1(log_pass_all);
   }
 };
 
@@ -325,9 +327,33 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
     return blocked_bloom::plan_params(stage_capacity(params, i), stage_fpr(params, i), params.hash);
   }
 
+  /// Builds every stage that `n` more inserts could open (the ones beyond
+  /// the newest stage's room), so that n inserts after it cannot fail:
+  /// plan first, then commit. The stages wait in a spare list that no query,
+  /// statistic or saved file sees, and the next stages opened are taken from
+  /// it. Throws errc::unsupported (a 65th stage, a stage over 2^40 keys),
+  /// errc::invalid_argument (a stage FPR P (1 - r) r^i that no blocked
+  /// layout reaches) or std::bad_alloc, the filter unchanged. Every batch
+  /// insert calls it first, so a failed batch changes nothing.
+  void reserve_inserts(std::uint64_t n) {
+    const blocked_bloom& last = stages_.back();
+    const std::uint64_t room = last.inserted() >= last.capacity() ? 0 : last.capacity() - last.inserted();
+    if (n <= room) return;
+    n -= room;
+    std::size_t needed = 0;  // spare_[j] is stage stages_.size() + j
+    while (n > 0) {
+      if (needed == spare_.size()) spare_.push_back(build_stage(static_cast<std::uint32_t>(stages_.size() + needed)));
+      n -= std::min(n, spare_[needed].capacity());
+      ++needed;
+    }
+    // Opening a stage must not allocate either (a push_back that cannot grow).
+    stages_.reserve(stages_.size() + needed);
+  }
+
   /// Adds the key with hash `h` to the newest stage, first opening a new one
   /// if the newest holds its capacity. Throws errc::unsupported when a 65th
-  /// stage or a stage over 2^40 keys would be needed, and std::bad_alloc.
+  /// stage or a stage over 2^40 keys would be needed, and std::bad_alloc;
+  /// nothing changes then.
   void insert_hash(std::uint64_t h) {
     if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
     stages_.back().insert_hash(h);
@@ -341,10 +367,21 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
     insert_hash(h);
     return true;
   }
-  /// The batch insert core: fills the newest stage up to its capacity with
-  /// its own batched (prefetching) insert, opens the next, and so on.
+  /// insert_if_absent_hash on every hash, in order (insert_facade's), after
+  /// reserve_inserts for the worst case, every key new: a batch that could
+  /// need a stage that cannot be opened is refused whole, changing nothing.
+  std::vector<std::uint64_t> insert_if_absent_many(std::span<const std::uint64_t> hashes) {
+    reserve_inserts(hashes.size());
+    return detail::insert_facade<scalable_bloom>::insert_if_absent_many(hashes);
+  }
+
+  /// The batch insert core: reserve_inserts(n) (a batch that cannot be
+  /// completed fails before changing anything), then fills the newest stage
+  /// up to its capacity with its own batched (prefetching) insert, opens the
+  /// next, and so on.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
+    reserve_inserts(n);
     std::size_t done = 0;
     while (done < n) {
       if (stages_.back().inserted() >= stages_.back().capacity()) add_stage();
@@ -363,6 +400,7 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
   /// and fpr_bound() no longer applies to it.
   scalable_bloom& merge(const scalable_bloom_view& other) {
     detail::require_same_growth(params_, other.params(), "merge");
+    if (other.stages() > stages_.size()) spare_.clear();  // they were built for the stage numbers merge fills
     for (std::size_t i = 0; i < other.stages(); ++i) {
       const blocked_bloom_view& theirs = other.stage(i);
       if (i < stages_.size()) {
@@ -380,6 +418,7 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
   /// Back to one empty stage (memory of the later stages released).
   void clear() {
     stages_.clear();
+    spare_.clear();
     add_stage();
   }
 
@@ -406,15 +445,26 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
   [[nodiscard]] std::span<const blocked_bloom> stage_span() const noexcept { return stages_; }
 
  private:
-  void add_stage() {
-    const auto next = static_cast<std::uint32_t>(stages_.size());
-    detail::require(next < detail::scalable_max_stages, errc::unsupported,
+  /// Stage `index`, empty. Throws as reserve_inserts says.
+  blocked_bloom build_stage(std::uint32_t index) const {
+    detail::require(index < detail::scalable_max_stages, errc::unsupported,
                     "scalable_bloom: all 64 stages are full; build with a larger initial capacity or growth factor");
-    stages_.emplace_back(stage_params(params_, next));
+    return blocked_bloom(stage_params(params_, index));
+  }
+  /// Opens the next stage: the spare one reserve_inserts built, else a new one.
+  void add_stage() {
+    if (!spare_.empty()) {
+      stages_.push_back(std::move(spare_.front()));
+      spare_.erase(spare_.begin());
+      return;
+    }
+    stages_.push_back(build_stage(static_cast<std::uint32_t>(stages_.size())));
   }
 
   scalable_bloom_params params_;
   std::vector<blocked_bloom> stages_;
+  /// Stages built ahead by reserve_inserts: spare_[j] is stage stages_.size() + j.
+  std::vector<blocked_bloom> spare_;
 };
 
 /// scalable_bloom's facts (filter.hpp).

@@ -32,12 +32,12 @@ namespace detail {
 inline void check_fpr(double p) {
   if (!(p > 0.0 && p < 1.0)) {  // also rejects NaN
     throw error(errc::invalid_argument,
-                "false-positive rate must be in (0, 1), got " + std::to_string(p));
+                "false-positive rate must be in (0, 1), got " + bloomkit::detail::format_number(p));
   }
 }
 inline void check_positive(double value, const char* name) {
   if (!(value >= 1.0) || !std::isfinite(value)) {
-    throw error(errc::invalid_argument, std::string(name) + " must be at least 1, got " + std::to_string(value));
+    throw error(errc::invalid_argument, std::string(name) + " must be at least 1, got " + bloomkit::detail::format_number(value));
   }
 }
 

@@ -14,7 +14,11 @@
 // threads on one filter are safe and run in parallel where they only read.
 // Calls that keep the GIL (one key, properties) take the mutex only while a
 // GIL-free section is under way (released_section, read_lock): otherwise the
-// GIL already excludes everyone, and a per-key call pays no lock.
+// GIL already excludes everyone, and a per-key call pays no lock. When they
+// must wait for it (a batch holds it), they wait with the GIL released, so
+// every other Python thread runs meanwhile; such a call then takes the GIL
+// back holding the mutex, which cannot deadlock because nobody waits for
+// the mutex while holding the GIL.
 //
 // bind_filter_common<F>() adds what every kind has (queries over keys,
 // hashes and batches, state, files, pickling, the buffer protocol, repr);
@@ -86,13 +90,25 @@ struct py_filter {
   /// no GIL-free section is under way on this filter none can start (starting
   /// one takes the GIL), so the GIL alone excludes every other user and the
   /// mutex is skipped: a per-key call costs one atomic load, not a lock.
+  /// Otherwise the mutex, waited for without the GIL (see the file's comment).
   [[nodiscard]] std::shared_lock<std::shared_mutex> read_lock() const {
     if (sync->released.load(std::memory_order_acquire) == 0) return {sync->mutex, std::defer_lock};
-    return std::shared_lock<std::shared_mutex>(sync->mutex);
+    return lock_releasing_gil<std::shared_lock<std::shared_mutex>>();
   }
   [[nodiscard]] std::unique_lock<std::shared_mutex> write_lock() const {
     if (sync->released.load(std::memory_order_acquire) == 0) return {sync->mutex, std::defer_lock};
-    return std::unique_lock<std::shared_mutex>(sync->mutex);
+    return lock_releasing_gil<std::unique_lock<std::shared_mutex>>();
+  }
+  /// The mutex taken at once when it is free; otherwise waited for with the
+  /// GIL released (called with the GIL held, returns with it held).
+  template <class Lock>
+  [[nodiscard]] Lock lock_releasing_gil() const {
+    Lock lock(sync->mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      nb::gil_scoped_release release;
+      lock.lock();
+    }
+    return lock;
   }
 
   /// Whether f.add may park its hash (fast_calls.hpp): an owner, no GIL-free
@@ -718,6 +734,18 @@ struct batch_undo {
   std::optional<F> before;
 };
 
+/// Plans a batch of at most `n` inserts before the first one where the
+/// kind's insert can fail (scalable_bloom::reserve_inserts builds the stages
+/// it needs): such a batch is refused whole, the filter unchanged.
+template <class F>
+void reserve_batch(F& f, std::size_t n) {
+  if constexpr (requires { f.reserve_inserts(std::uint64_t{}); }) {
+    f.reserve_inserts(n);
+  } else {
+    (void)f, (void)n;
+  }
+}
+
 /// insert_many, or for a kind that can fill up: the batch up to the key that
 /// found the table full, then the filter restored from `undo` and FullError.
 template <class F>
@@ -774,6 +802,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     F& f = self.writable();
     if (!as_hashes) adopt_for_batch(f, batch);
     const batch_undo<F> undo(f);
+    reserve_batch(f, batch.total);
     insert_batch(f, batch, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); },
                  !fills_up<F>);  // a kind that can fill up must see every key (undo)
   };
@@ -936,6 +965,7 @@ nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashe
     F& f = self.writable();
     if (!as_hashes) adopt_for_batch(f, batch);
     const batch_undo<F> undo(f);
+    reserve_batch(f, batch.total);  // every key may be new
     for_each_hash_chunk(batch, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
       for (std::size_t j = 0; j < h.size(); ++j) {
         bool added = false;

@@ -110,6 +110,21 @@ constexpr const char* scalable_doc =
     "times the keys at `tightening` times the FPR is added, so the compound FPR stays under `fpr` for any\n"
     "number of keys. Use it when the number of keys is unknown.";
 
+/// The most blocks a split-block or blocked filter has (both kinds' limit, 2^32).
+constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
+
+/// num_blocks * bits_per_block (the design capacity's bits), after refusing
+/// a block count outside [1, max_blocks] by name: past it the product can
+/// pass 2^64 and read as 0 bits.
+std::uint64_t checked_block_bits(std::uint64_t num_blocks, std::uint64_t max_blocks, std::uint64_t bits_per_block,
+                                 const char* cls) {
+  if (num_blocks == 0 || num_blocks > max_blocks) {
+    throw_invalid(std::string(cls) + ".with_blocks: num_blocks must be in [1, " + std::to_string(max_blocks) +
+                  "], got " + std::to_string(num_blocks));
+  }
+  return num_blocks * bits_per_block;
+}
+
 }  // namespace
 
 void bind_filters(nb::module_& m) {
@@ -122,7 +137,7 @@ void bind_filters(nb::module_& m) {
             [](std::uint64_t num_blocks, std::optional<std::uint64_t> capacity, double fpr, std::string_view hash,
                std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
               return W(split_block_bloom(block_filter_params{num_blocks, 8,
-                                                             design_capacity(capacity, num_blocks * 256, fpr), fpr,
+                                                             design_capacity(capacity, checked_block_bits(num_blocks, max_blocks, 256, "SplitBlockBloom"), fpr), fpr,
                                                              make_hash_spec(hash, hash_seed, key_type)}));
             },
             "num_blocks"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh64",
@@ -166,7 +181,7 @@ void bind_filters(nb::module_& m) {
           "with_blocks",
           [](std::uint64_t num_blocks, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
              std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
-            const std::uint64_t design = design_capacity(capacity, num_blocks * 512, fpr);
+            const std::uint64_t design = design_capacity(capacity, checked_block_bits(num_blocks, max_blocks, 512, "BlockedBloom"), fpr);
             return py_filter<blocked_bloom>(blocked_bloom(
                 block_filter_params{num_blocks, k, design, fpr, make_hash_spec(hash, hash_seed, key_type)}));
           },

@@ -32,9 +32,13 @@ constexpr const char* window_doc =
     "(any non-negative integers that never decrease: seconds, milliseconds, ...) are reported, for up to\n"
     "`max_keys` keys per window at a steady rate. A key added at time t is reported until at least\n"
     "t + guaranteed_time, expires by t + expired_time, is forgotten by t + forgotten_time, provided no\n"
-    "generation filled up (more than generation_keys keys within generation_time): a full generation\n"
-    "ends early to keep the FPR bound, overflowed_generations counts those, and the count guarantee\n"
-    "above still holds. Times go in with add_at / add_many_at / advance_to and queries with\n"
+    "generation after its own filled up (more than generation_keys keys within generation_time): a full\n"
+    "generation ends early to keep the FPR bound, and overflowed_generations counts those. In every case\n"
+    "the l generations after a key's own end by count or by time, so a key added at t_key with j keys\n"
+    "after it is reported at time t while\n"
+    "    j // generation_keys + (t - t_key) // generation_time < extra_slices\n"
+    "(keys and time share one budget; under bursts neither guaranteed_window nor guaranteed_time holds\n"
+    "alone). Times go in with add_at / add_many_at / advance_to and queries with\n"
     "may_contain_at / may_contain_many_at; add and `in` use the latest time seen (now).\n\n"
     "The ring's position and the clock are saved in the file. Window filters do not merge (merge and |\n"
     "raise UnsupportedError with the reason).\n\n"
@@ -61,6 +65,10 @@ struct batch_times {
     if (PyLong_Check(times.ptr())) {
       if (PyObject_RichCompareBool(times.ptr(), nb::int_(0).ptr(), Py_LT) == 1) {
         throw_invalid("add_many_at: times must be non-negative");
+      }
+      if (PyObject_RichCompareBool(times.ptr(), nb::int_(~std::uint64_t{0}).ptr(), Py_GT) == 1) {
+        PyErr_SetString(PyExc_OverflowError, "add_many_at: times must be at most 2**64 - 1");
+        throw nb::python_error();
       }
       single = nb::cast<std::uint64_t>(times);
       return;
@@ -237,14 +245,15 @@ void bind_window(nb::module_& m) {
             "A key answers like a never-seen one once this many keys followed it: (k + l) g.");
   def_state(cls, "guaranteed_time", [](const auto& f) { return f.guaranteed_time(); },
             "Time windows: a key added at t is reported until at least t + this (l tau), unless a generation\n"
-            "overflowed.");
+            "after its own overflowed (then keys and time share the l generations; see the class docstring).");
   def_state(cls, "expired_time", [](const auto& f) { return f.expired_time(); },
             "Time windows: a key added at t is no longer reported for certain from t + this ((l + 1) tau).");
   def_state(cls, "forgotten_time", [](const auto& f) { return f.forgotten_time(); },
             "Time windows: a key added at t answers like a never-seen one from t + this ((k + l) tau).");
   def_state(cls, "overflowed_generations", [](const auto& f) { return f.overflowed_generations(); },
             "Time windows: generations that filled up before their time ended (the time guarantee was bent\n"
-            "for the keys before them; the count guarantee and the FPR bound still hold).");
+            "for the keys before them: keys and time then share the l generations, see the class docstring;\n"
+            "the FPR bound still holds).");
 }
 
 }  // namespace bloomkit::python

@@ -127,6 +127,32 @@ def test_bad_batches_leave_the_filter_unchanged(cls):
         assert f.to_bytes() == before
 
 
+def test_a_batch_that_needs_an_impossible_stage_changes_nothing():
+    # A ScalableBloom stage that cannot be opened (its FPR P (1 - r) r^i beyond any layout with
+    # r = 1e-300; the 65th stage with one key per stage) fails every batch call that would
+    # need it before any key goes in, also after a save and a load of the same filter.
+    import pyarrow as pa
+
+    makers = (lambda: bloomkit.ScalableBloom(1000, 0.01, tightening=1e-300),
+              lambda: bloomkit.ScalableBloom(1, 0.01, growth=1.0))
+    for make in makers:
+        for before in (0, 1):
+            fresh = make()
+            fresh.add_many(range(before))
+            for f in (fresh, bloomkit.from_bytes(fresh.to_bytes())):
+                was = f.to_bytes()
+                for bad in (lambda: f.add_many(range(5000)), lambda: f.add_many(np.arange(5000)),
+                            lambda: f.add_many(pa.array([str(i) for i in range(5000)])),
+                            lambda: f.add_hashes(np.arange(5000, dtype=np.uint64)),
+                            lambda: f.insert_if_absent_many(range(5000)),
+                            lambda: f.insert_if_absent_hashes(np.arange(5000, dtype=np.uint64))):
+                    with pytest.raises(bloomkit.Error):
+                        bad()
+                    assert f.inserted == before and f.to_bytes() == was
+                f.add("still works")
+                assert "still works" in f
+
+
 def corrupt_variants(data: bytes):
     yield "truncated-header", data[:40], bloomkit.TruncatedError
     yield "truncated-payload", data[:-1], bloomkit.TruncatedError
@@ -182,3 +208,22 @@ def test_counting_remove_of_absent_key_changes_nothing(cls):
     assert f.remove(10**15 + 3) is False
     assert f.to_bytes() == before
     assert f.remove(7) is True and 7 not in f or f.count(7) >= 0
+
+
+def test_messages_name_the_real_problem():
+    # A time past 2^64 - 1 is an OverflowError saying so (not std::bad_cast), a block count whose
+    # bits pass 2^64 names num_blocks (not "m (bits) must be at least 1, got 0.000000"), numbers
+    # print as %g does (0.5, not 0.500000), and a compound FPR below 1e-16 does not round to 0.
+    t = bloomkit.AgePartitionedBloom.time_window(100, 100)
+    before = t.to_bytes()
+    with pytest.raises(OverflowError, match=r"2\*\*64 - 1"):
+        t.add_many_at(["a"], 2**64)
+    assert t.to_bytes() == before
+    for make in (lambda: bloomkit.SplitBlockBloom.with_blocks(2**58),
+                 lambda: bloomkit.BlockedBloom.with_blocks(2**58, 8)):
+        with pytest.raises(bloomkit.InvalidArgumentError, match="num_blocks") as e:
+            make()
+        assert "0.000000" not in str(e.value)
+    with pytest.raises(bloomkit.InvalidArgumentError, match=r"growth = 0\.5 is not in \[1, 16\]"):
+        bloomkit.ScalableBloom(1000, 0.01, growth=0.5)
+    assert 0 < bloomkit.ScalableBloom(1000, 1e-17).design_fpr <= 1e-17

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -100,3 +101,49 @@ def test_batch_calls_release_the_gil():
         sys.setswitchinterval(old)
     # With the GIL held through the call this thread could not run until it returned.
     assert spins > 1000
+
+
+@pytest.mark.parametrize("call", ["contains", "inserted", "add"])
+def test_a_call_waiting_for_the_filters_lock_lets_other_threads_run(call):
+    # One thread's batch holds the filter's lock without the GIL; another thread's per-key call
+    # on the same filter must wait for that lock without the GIL too, or every Python thread
+    # stalls for the rest of the batch. This thread counts while both run; the longest pause
+    # between its steps must stay far below the batch's length.
+    f = bloomkit.StandardBloom(4_000_000, 1e-9)
+    rng = np.random.default_rng(3)
+    n = 1_000_000
+    while True:  # a batch of at least 0.6 s on this machine
+        hashes = rng.integers(0, 2**64, n, dtype=np.uint64)
+        t0 = time.perf_counter()
+        f.add_hashes(hashes)
+        took = time.perf_counter() - t0
+        if took >= 0.6 or n >= 32_000_000:
+            break
+        n *= 2
+    assert took >= 0.3, f"the batch took only {took:.3f} s; the check needs a longer one"
+    one = {"contains": lambda: 42 in f, "inserted": lambda: f.inserted, "add": lambda: f.add(1)}[call]
+    started, done = threading.Event(), threading.Event()
+
+    def batch():
+        started.set()
+        f.add_hashes(hashes)
+        done.set()
+
+    def waiter():
+        started.wait()
+        time.sleep(0.05)  # the batch has the lock by now
+        one()
+
+    threads = [threading.Thread(target=batch), threading.Thread(target=waiter)]
+    steps, pause, last = 0, 0.0, time.perf_counter()
+    for t in threads:
+        t.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        pause, last, steps = max(pause, now - last), now, steps + 1
+    for t in threads:
+        t.join()
+    assert steps > 1000
+    # Waiting with the GIL stops this thread for nearly the whole batch; half of it leaves room
+    # for a loaded machine descheduling it now and then.
+    assert pause < took / 2, f"this thread stopped for {pause:.3f} s of a {took:.3f} s batch"

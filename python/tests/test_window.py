@@ -178,6 +178,24 @@ def test_time_errors_change_nothing():
             bad()
 
 
+def test_sizes_and_times_near_two_to_the_64_are_exact_or_refused():
+    # Each computation of the plan is exact or the plan is refused with the reason: never a
+    # window that wrapped around 2^64 into a tiny one, a time window read as a count window, or
+    # a huge max_keys read as a zero window.
+    top = 2**64 - 1
+    for window in (top, top - 1, 2**63, 32 * 2**56 + 2):
+        with pytest.raises(bloomkit.InvalidArgumentError, match="window"):
+            W(window, 0.01)
+    with pytest.raises(bloomkit.InvalidArgumentError, match="window_time .* too long"):
+        W.time_window(top, 100)
+    for keys in (top, top - 1, 2**63):
+        with pytest.raises(bloomkit.InvalidArgumentError, match="max_keys"):
+            W.time_window(100, keys)
+    # The longest windows that plan are exact: l tau >= T, tau <= 2^56.
+    f = W.time_window(2**56, 100, 0.01)
+    assert f.is_time_window and f.guaranteed_time >= 2**56 and f.generation_time <= 2**56
+
+
 def test_merge_is_refused_with_the_reason():
     a, b = W(100), W(100)
     a.add("x")
@@ -251,6 +269,33 @@ def test_docstrings_state_the_bound_and_its_confidence():
     for doc in (W.__doc__, W.design_fpr.__doc__, W.__init__.__doc__, W.time_window.__doc__):
         assert "1 - 10^-9" in doc, doc
     assert "sizing" not in W.design_fpr.__doc__
+
+
+def test_a_bursty_clock_keeps_the_stated_guarantee():
+    # Under bursts neither the count nor the time guarantee holds alone; the docstrings state the
+    # one that does (keys and time share the l generations), and a bursty stream keeps it.
+    for doc in (W.__doc__, W.overflowed_generations.__doc__, W.guaranteed_time.__doc__):
+        assert "count guarantee above still holds" not in doc and "still hold" not in doc.replace(
+            "FPR bound still holds", ""), doc
+    assert "j // generation_keys + (t - t_key) // generation_time < extra_slices" in W.__doc__
+    f = W.time_window(1000, 2000, 0.01)
+    g, tau, l = f.generation_keys, f.generation_time, f.extra_slices
+    rng = np.random.default_rng(7)
+    n = 20_000
+    gaps = np.where(rng.random(n) < 1 / (g + 1), rng.integers(0, 2 * tau + 1, n), 0)
+    times = np.cumsum(gaps).astype(np.uint64)
+    keys = np.arange(n, dtype=np.uint64)
+    young_lost, done = 0, 0
+    for stop in range(500, n + 1, 500):
+        f.add_many_at(keys[done:stop], times[done:stop])
+        done = stop
+        present = f.may_contain_many(keys[:stop])
+        j = stop - 1 - np.arange(stop)
+        d = times[stop - 1] - times[:stop]
+        kept = j // g + d // tau < l
+        assert present[kept].all()
+        young_lost += int((~present & (j < f.guaranteed_window) & (d < f.guaranteed_time)).sum())
+    assert f.overflowed_generations > 0 and young_lost > 0
 
 
 def cli_build(cli, tmp_path, lines, *args):

@@ -644,7 +644,8 @@ void register_build(CLI::App& app, command_table& table) {
                   "read it");
   sub->add_option("--kmer", o->kmer,
                   "with --format fasta|fastq: the keys are the canonical K-mers (K in 1..32) of every record; "
-                  "non-ACGT letters break k-mers, lower case counts");
+                  "non-ACGT letters break k-mers, lower case counts")
+      ->check(CLI::Range(1u, 32u));  // 0 is no K, not "no --kmer"
   sub->add_option("--window", o->window,
                   "--kind window: remember the last N keys (older ones are forgotten); with --window-seconds, the "
                   "most keys any window of that many seconds holds")

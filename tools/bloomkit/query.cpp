@@ -241,6 +241,11 @@ int run_bloomkit_query(const query_options& o) {
       throw usage_error("--at TIME applies to a time window only (bloomkit build --kind window --window-seconds T); " +
                         o.file + " is " + what);
     }
+    if (*o.at < w->state().now) {  // the bits hold later keys and have lost earlier ones: no answer for the past
+      throw usage_error("--at " + std::to_string(*o.at) + " is before " + o.file + "'s clock (" +
+                        std::to_string(w->state().now) + ", the last TIME it saw); a time window answers at its " +
+                        "clock or later only");
+    }
   }
   if (const auto* spark = std::get_if<spark_bloom_view>(&mapped.filter)) {
     return run_jvm_query(jvm_filter_view(*spark), o.keys, o.inputs, format_name, o.count, o.json);
@@ -358,10 +363,12 @@ void register_query(CLI::App& app, command_table& table) {
                   "filters also i32 (default text)");
   sub->add_option("--kmer", o->kmer,
                   "read screening: per FASTA/FASTQ record, how many of its canonical K-mers the filter may hold "
-                  "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files");
+                  "(NAME<TAB>present<TAB>kmers<TAB>fraction); the arguments after FILE are sequence files")
+      ->check(CLI::Range(1u, 32u));  // 0 is no K, not "no --kmer"
   sub->add_option("--at", o->at_text,
                   "time windows (build --window-seconds): answer as of TIME (whole seconds, the clock of the build's "
-                  "TIME column); keys older than the window at TIME are absent. Default: the last time the filter saw");
+                  "TIME column, not before the last time the filter saw); keys older than the window at TIME are absent. "
+                  "Default: the last time the filter saw");
   sub->add_flag("--fraction", o->fraction, "with --kmer: report the fraction per record (the default output)");
   sub->add_flag("-c,--count", o->count, "print only the number of keys answered maybe");
   sub->add_flag("--json", o->json, "one JSON object per key: {\"key\": ..., \"maybe\": true|false}");

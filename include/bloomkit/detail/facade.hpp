@@ -227,6 +227,9 @@ class insert_facade {
     const K* data = keys.data();
     const auto spec = self().hash();
     require_keys_convert(data, keys.size(), spec);  // before the first insert: a refused batch changes nothing
+    // A kind whose insert can fail (a growing one) plans the whole batch
+    // first, so a failure in a later tile cannot leave the earlier ones in.
+    if constexpr (requires(DD& d) { d.reserve_inserts(std::uint64_t{}); }) self().reserve_inserts(keys.size());
     if constexpr (hashes_keys_in_tiles<DD>) {
       for_each_hashed_tile(data, keys.size(), spec, [&](std::size_t, std::size_t m, const std::uint64_t* hashes) {
         insert_many(std::span<const std::uint64_t>(hashes, m));
