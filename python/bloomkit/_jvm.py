@@ -26,7 +26,7 @@ JAR_NAME = "bloomkit-jvm.jar"
 _ENTRY = "bloomkit.spark.BloomkitSpark"
 
 _lock = threading.Lock()
-_loaded: dict = {}  # id of the JavaSparkContext -> bool
+_loaded: dict = {}  # (application id, start time) of a SparkContext -> bool
 
 
 def jar_path() -> str | None:
@@ -53,7 +53,9 @@ def ensure(spark) -> bool:
     executors, once per SparkContext. True when they are; False (nothing changed but an
     addJar) when the jar is missing or the driver's class loader cannot take it."""
     sc = spark.sparkContext
-    key = id(sc._jsc)
+    # Not id(sc._jsc): a stopped context's handle is freed and a new one can get its id, and
+    # the new context's executors have not been given the jar (addJar is per context).
+    key = (sc.applicationId, sc.startTime)
     with _lock:
         if key in _loaded:
             return _loaded[key]
@@ -64,9 +66,15 @@ def ensure(spark) -> bool:
 
 def _load(spark) -> bool:
     jvm = spark._jvm
-    if _class_visible(jvm):
-        return True  # spark.jars (or --jars) put it there already
     jar = jar_path()
+    if _class_visible(jvm):
+        # spark.jars (or --jars) put it there, or an earlier context of this same driver JVM
+        # did (its class loader outlives the context). Only the first ships it to the
+        # executors: a new context's executors need addJar again.
+        named = spark.sparkContext.getConf().get("spark.jars", "")
+        if jar is not None and "bloomkit" not in named:
+            spark.sparkContext._jsc.addJar(jar)
+        return True
     if jar is None:
         return False
     try:
