@@ -40,8 +40,11 @@ the problem, and write no output file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import tempfile
 
 import numpy as np
 import pyarrow as pa
@@ -193,6 +196,17 @@ def _python_records_key_types() -> bool:
     return _TYPES_KEYS[0]
 
 
+@contextlib.contextmanager
+def _driver_file():
+    """A fresh temporary file's path for passing a filter between Python and the driver JVM (the
+    same machine in PySpark), removed afterwards."""
+    folder = tempfile.mkdtemp(prefix="bloomkit-spark-")
+    try:
+        yield os.path.join(folder, "filter.bkf")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int, key_type: str):
     """build() for a split-block filter in the executors' JVMs: the KMV
     sketch (when no capacity is given) and every partition's filter are made
@@ -208,8 +222,11 @@ def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int, key_type
     bloomkit.SplitBlockBloom(capacity, fpr)  # parameters checked on the driver, before any job
     blocks = int(_sizing.split_block_blocks_for(capacity, fpr))
     typed = _python_records_key_types()
-    blob = _run(column, lambda: jvm_spark.buildBytes(df._jdf, column, blocks, capacity, fpr, int(depth), typed))
-    result = bloomkit.from_bytes(bytes(blob))
+    # The file comes back through a temporary file the driver JVM writes, not as bytes through
+    # py4j (which took as long as the build at 10^7 keys; BENCHMARKS.md, Spark).
+    with _driver_file() as tmp:
+        _run(column, lambda: jvm_spark.buildToFile(df._jdf, column, blocks, capacity, fpr, int(depth), typed, tmp))
+        result = bloomkit.load(tmp)
     if key_type is not None and result.key_type != key_type:  # the jar reads the column's type as this package does
         raise EngineError(f"bloomkit: column {column!r}: the JVM built {result.key_type} keys where "
                           f"{key_type} was expected (a jar of another version?)")
@@ -296,7 +313,9 @@ def semi_join_filter(df, column: str, filt, engine: str = "auto"):
     if _use_jvm(df, type(filt), engine):
         from pyspark.sql import DataFrame
 
-        jdf = _run(column, lambda: _jvm.entry(spark).semiJoinFilter(df._jdf, column, filt.to_bytes()))
+        with _driver_file() as tmp:
+            filt.save(tmp)
+            jdf = _run(column, lambda: _jvm.entry(spark).semiJoinFilterFromFile(df._jdf, column, tmp))
         return DataFrame(jdf, spark)
     blob = filt.to_bytes()
     key = hashlib.blake2b(blob, digest_size=16).hexdigest()

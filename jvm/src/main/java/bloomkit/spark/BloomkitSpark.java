@@ -4,6 +4,9 @@ import bloomkit.HashSpec;
 import bloomkit.Kmv;
 import bloomkit.Sizing;
 import bloomkit.SplitBlockBloom;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collections;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -84,6 +87,17 @@ public final class BloomkitSpark {
   }
 
   /**
+   * {@link #buildBytes} written to {@code path} on the driver's file system instead of
+   * returned: PySpark then reads the file rather than taking the bytes through py4j, which
+   * costs about as much as the build itself for a filter of tens of megabytes. The caller
+   * owns the path (a fresh temporary file); it is overwritten.
+   */
+  public static void buildToFile(Dataset<Row> df, String column, long blocks, long capacity, double fpr, int depth,
+      boolean recordKeyType, String path) throws IOException {
+    Files.write(Path.of(path), buildBytes(df, column, blocks, capacity, fpr, depth, recordKeyType));
+  }
+
+  /**
    * The KMV sketch of the column's key hashes (XXH64 seed 0 of the converted keys, the
    * split-block filter's hash), per partition and merged by treeReduce: the distinct count
    * that sizes a build without a capacity, the same as python/bloomkit/_engines.py's.
@@ -147,5 +161,10 @@ public final class BloomkitSpark {
   /** {@link #semiJoinFilter} with the filter as file bytes (for PySpark). */
   public static Dataset<Row> semiJoinFilter(Dataset<Row> df, String column, byte[] filterBytes) {
     return semiJoinFilter(df, column, SplitBlockBloom.fromBytes(filterBytes));
+  }
+
+  /** {@link #semiJoinFilter} with the filter read from a bloomkit file on the driver (for PySpark). */
+  public static Dataset<Row> semiJoinFilterFromFile(Dataset<Row> df, String column, String path) throws IOException {
+    return semiJoinFilter(df, column, SplitBlockBloom.fromBytes(Files.readAllBytes(Path.of(path))));
   }
 }
