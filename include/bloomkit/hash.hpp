@@ -77,12 +77,21 @@ using detail::splitmix64;
 /// canonical bytes, as bloomkit always did; any other type converts the key
 /// into that type's bytes or refuses it with errc::mismatch.
 struct hash_spec {
-  hash_algorithm algorithm = hash_algorithm::xxh3_64;
+  /// hash_spec{algorithm, seed, keys}, in that order (every part optional:
+  /// XXH3-64, seed 0, unspecified keys).
+  constexpr hash_spec(hash_algorithm algorithm_ = hash_algorithm::xxh3_64, std::uint64_t seed_ = 0,
+                      key_type keys_ = key_type::unspecified) noexcept
+      : seed(seed_), algorithm(algorithm_), keys(keys_) {}
+
+  // The seed first, so that the struct is 16 bytes and travels in two
+  // registers: hash_key takes it by value on every single-key call.
   std::uint64_t seed = 0;
+  hash_algorithm algorithm = hash_algorithm::xxh3_64;
   key_type keys = key_type::unspecified;
 
   friend constexpr bool operator==(const hash_spec&, const hash_spec&) = default;
 };
+static_assert(sizeof(hash_spec) == 16);
 
 /// True when `a` and `b` compute the same hash of the same bytes (algorithm
 /// and seed), whatever their key types: for checks about the hash function
@@ -532,8 +541,10 @@ std::optional<std::uint64_t> convert_number(T v, key_type to) noexcept {
 /// The hash of the key `k` converted into spec.keys, which is not
 /// unspecified and for which K's bytes are not already the type's bytes.
 /// Throws errc::mismatch (naming both types) for a key that does not convert.
+/// Cold and out of line: hash_key's common case (a key that keeps its own
+/// bytes) must stay small enough to inline into every single-key call.
 template <class K>
-std::uint64_t hash_converted_key(const K& k, hash_spec spec) {
+[[gnu::cold, gnu::noinline]] std::uint64_t hash_converted_key(const K& k, hash_spec spec) {
   using T = std::remove_cvref_t<K>;
   if constexpr (has_user_key_bytes<T>) {
     return hash_converted_key(bloomkit_key_bytes(k), spec);
