@@ -800,9 +800,10 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     nb::gil_scoped_release release;
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
+    if (!as_hashes) require_batch_fits(f, batch);
+    reserve_batch(f, batch.total);  // may refuse the batch: before anything changes, the key type included
     if (!as_hashes) adopt_for_batch(f, batch);
     const batch_undo<F> undo(f);
-    reserve_batch(f, batch.total);
     insert_batch(f, batch, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); },
                  !fills_up<F>);  // a kind that can fill up must see every key (undo)
   };
@@ -963,9 +964,10 @@ nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashe
     nb::gil_scoped_release release;
     std::unique_lock lock(self.sync->mutex);
     F& f = self.writable();
+    if (!as_hashes) require_batch_fits(f, batch);
+    reserve_batch(f, batch.total);  // every key may be new; may refuse the batch before anything changes
     if (!as_hashes) adopt_for_batch(f, batch);
     const batch_undo<F> undo(f);
-    reserve_batch(f, batch.total);  // every key may be new
     for_each_hash_chunk(batch, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* valid) {
       for (std::size_t j = 0; j < h.size(); ++j) {
         bool added = false;

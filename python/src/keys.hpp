@@ -224,22 +224,33 @@ void insert_batch(Filter& f, const key_batch& batch, InsertHashes&& insert_hashe
 template <class Filter>
 void query_batch_into(const Filter& f, const key_batch& batch, bool* out);
 
-/// Before `batch` goes into `f` (with the lock held): makes f's key type
-/// batch.spec.keys where the batch adopts one and f is still untyped and
-/// empty (f.adopt_key_type). Throws errc::mismatch, changing nothing, when
-/// f's hash_spec is no longer the one the batch was made for (another call
-/// gave f a type or keys in between).
+/// Throws errc::mismatch, changing nothing, unless `batch` can go into `f`
+/// (with the lock held): f's hash_spec is the one the batch was made for, or
+/// becomes it by adopting the batch's key type (f still untyped and empty).
+/// Fails when another call gave f a type or keys in between.
 template <class Filter>
-void adopt_for_batch(Filter& f, const key_batch& batch) {
+void require_batch_fits(const Filter& f, const key_batch& batch) {
   if (f.hash() == batch.spec) return;
   if (batch.adopts != key_type::unspecified && f.hash().keys == key_type::unspecified && f.inserted() == 0) {
-    f.adopt_key_type(batch.adopts);
-    if (f.hash() == batch.spec) return;
+    hash_spec adopted = f.hash();
+    adopted.keys = batch.adopts;
+    if (adopted == batch.spec) return;
   }
   throw bloomkit::error(errc::mismatch, "this filter holds " + std::string(to_string(f.hash().keys)) +
                                             " keys; the batch was made for " +
                                             std::string(to_string(batch.spec.keys)) +
                                             " keys (another call changed the filter meanwhile); nothing was added");
+}
+
+/// Before `batch` goes into `f` (with the lock held): require_batch_fits,
+/// then f's key type becomes the batch's where it adopts one. A caller that
+/// has a step which can still fail (reserving a growing filter's stages)
+/// calls require_batch_fits first and this after that step, so that a failed
+/// batch leaves even the key type as it was.
+template <class Filter>
+void adopt_for_batch(Filter& f, const key_batch& batch) {
+  require_batch_fits(f, batch);
+  if (f.hash() != batch.spec) f.adopt_key_type(batch.adopts);
 }
 
 /// The key type named by a Python argument (None: unspecified; "int64",

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 import bloomkit
 from bloomkit import parquet
 
-keys = st.lists(st.one_of(st.binary(max_size=24), st.integers(min_value=-(2**63), max_value=2**63 - 1)),
-                max_size=600)
+# Keys of one type per filter (a filter takes one key type, docs/KEYS.md): byte strings or integers.
+keys = st.one_of(st.lists(st.binary(max_size=24), max_size=600),
+                 st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1), max_size=600))
 
 
 def built(cls, blocks, items, **kw):
