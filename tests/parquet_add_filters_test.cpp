@@ -53,6 +53,36 @@ TEST(ParquetAddFilters, FooterWithoutPlacementsIsCopiedByteForByte) {
   EXPECT_GE(files, 10u);
 }
 
+TEST(ParquetAddFilters, LongFormHeadersAreKeptAsTheyCame) {
+  // The compact protocol lets a writer give a field id in full (type byte,
+  // then the id) where a delta would fit, and a list size in a varint where
+  // the header's nibble would: valid, and copied as they came. In a chosen
+  // ColumnMetaData, fields before the new filter fields keep their bytes too.
+  const auto bytes = [](std::initializer_list<int> v) {
+    std::vector<std::byte> out;
+    for (int b : v) out.push_back(static_cast<std::byte>(b));
+    return out;
+  };
+  const auto head = bytes({0x05, 0x02, 0x02,        // FileMetaData.version (1), long form: 1
+                           0x39, 0xfc, 0x01,        // row_groups (4): a list of 1 struct, size in a varint
+                           0x19, 0x1c,              // RowGroup.columns (1): 1 struct
+                           0x06, 0x04, 0x08,        // ColumnChunk.file_offset (2), long form: 4
+                           0x0c, 0x06,              // ColumnChunk.meta_data (3), long form
+                           0x05, 0x02, 0x02});      // ColumnMetaData.type (1), long form: 1
+  auto footer = head;
+  for (int b : {0x00, 0x00, 0x00, 0x00}) footer.push_back(static_cast<std::byte>(b));  // four stops
+  EXPECT_EQ(pq::rewrite_footer_filters(footer, {}), footer);
+
+  const pq::filter_placement place[] = {{0, 0, 100, 40}};
+  auto expected = head;
+  for (int b : {0xd6, 0xc8, 0x01,  // bloom_filter_offset (14): 100
+                0x15, 0x50,        // bloom_filter_length (15): 40
+                0x00, 0x00, 0x00, 0x00}) {
+    expected.push_back(static_cast<std::byte>(b));
+  }
+  EXPECT_EQ(pq::rewrite_footer_filters(footer, place), expected);
+}
+
 TEST(ParquetAddFilters, EveryChunkReplacedWithRebuiltFoldedFilters) {
   // Every writer's file, every chunk that has values recorded: a new filter
   // built from the chunk's values at 2^20 rows' size and folded to 1 %

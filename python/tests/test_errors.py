@@ -141,16 +141,19 @@ def test_a_batch_that_needs_an_impossible_stage_changes_nothing():
             fresh.add_many(range(before))
             for f in (fresh, bloomkit.from_bytes(fresh.to_bytes())):
                 was = f.to_bytes()
-                for bad in (lambda: f.add_many(range(5000)), lambda: f.add_many(np.arange(5000)),
-                            lambda: f.add_many(pa.array([str(i) for i in range(5000)])),
-                            lambda: f.add_hashes(np.arange(5000, dtype=np.uint64)),
-                            lambda: f.insert_if_absent_many(range(5000)),
-                            lambda: f.insert_if_absent_hashes(np.arange(5000, dtype=np.uint64))):
-                    with pytest.raises(bloomkit.Error):
+                batches = [lambda: f.add_many(range(5000)), lambda: f.add_many(np.arange(5000)),
+                           lambda: f.add_many(pa.array(np.arange(5000))),
+                           lambda: f.add_hashes(np.arange(5000, dtype=np.uint64)),
+                           lambda: f.insert_if_absent_many(range(5000)),
+                           lambda: f.insert_if_absent_hashes(np.arange(5000, dtype=np.uint64))]
+                if before == 0:  # an untyped filter takes text too (a typed one refuses it, rightly)
+                    batches.append(lambda: f.add_many(pa.array([str(i) for i in range(5000)])))
+                for bad in batches:
+                    with pytest.raises(bloomkit.Error, match="stage|layout|fpr|FPR"):
                         bad()
                     assert f.inserted == before and f.to_bytes() == was
-                f.add("still works")
-                assert "still works" in f
+                f.add(10**6)
+                assert 10**6 in f
 
 
 def corrupt_variants(data: bytes):

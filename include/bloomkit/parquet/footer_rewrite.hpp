@@ -6,9 +6,13 @@
 // The rewrite walks FileMetaData > row_groups > RowGroup.columns >
 // ColumnChunk.meta_data and copies every other field's value byte for byte
 // (a compact value is self-delimiting and its bytes do not depend on the
-// field before it; only the field header's id delta does, so headers are
-// re-emitted). In a chosen ColumnMetaData, fields 14 (bloom_filter_offset)
-// and 15 (bloom_filter_length) are dropped and written anew in id order.
+// field before it). Field and list headers are copied as they came too (a
+// writer may use the long form where the short one fits): only in a chosen
+// ColumnMetaData, after the first field dropped or added, do the id deltas
+// change, so only there are headers written anew. In a chosen
+// ColumnMetaData, fields 14 (bloom_filter_offset) and 15
+// (bloom_filter_length) are dropped and written anew in id order. With no
+// placements the output is the input's FileMetaData, byte for byte.
 // Unknown fields are kept as they are. Refused (errc::unsupported): a footer
 // with encryption_algorithm or footer_signing_key_metadata (FileMetaData
 // 8/9: a plaintext-footer encrypted file, whose signature a rewrite would
@@ -55,13 +59,37 @@ class footer_rewriter {
   }
 
  private:
-  // Copies the value of a field just read (header already consumed).
-  void copy_value(const field_header& f) {
+  // The input's bytes from `start` to the reader's position.
+  std::span<const std::byte> since(std::size_t start) const {
+    return footer_.subspan(start, in_.position() - start);
+  }
+
+  // Emits the header of field `f`, read from `header_start`: as it came when
+  // the fields before it are unchanged (`as_read`), else anew.
+  void header(const field_header& f, std::size_t header_start, std::size_t header_end, bool as_read) {
+    if (as_read) {
+      out_writer_.raw(footer_.subspan(header_start, header_end - header_start));
+      out_writer_.copied_field(f.id);
+    } else {
+      out_writer_.field(f.id, f.type);
+    }
+  }
+
+  // Copies a field just read (its header from `header_start`) and its value.
+  void copy_field(const field_header& f, std::size_t header_start, bool as_read) {
+    header(f, header_start, in_.position(), as_read);
     const std::size_t start = in_.position();
     in_.skip(f.type);
-    out_writer_.field(f.id, f.type);
-    out_.insert(out_.end(), footer_.begin() + static_cast<std::ptrdiff_t>(start),
-                footer_.begin() + static_cast<std::ptrdiff_t>(in_.position()));
+    out_writer_.raw(since(start));
+  }
+
+  // Reads a list-of-structs header and copies it as it came.
+  std::uint32_t struct_list(const char* what) {
+    const std::size_t start = in_.position();
+    const auto h = in_.read_list_header();
+    if (h.elem_type != ctype::struct_) in_.fail(errc::corrupt, std::string(what) + " is not a list of structs");
+    out_writer_.raw(since(start));
+    return h.size;
   }
 
   void file_metadata() {
@@ -69,6 +97,7 @@ class footer_rewriter {
     std::int16_t last = 0;
     bool row_groups_seen = false;
     for (;;) {
+      const std::size_t at = in_.position();
       const auto f = in_.read_field_header(last);
       if (f.type == ctype::stop) break;
       if (f.id == 8 || f.id == 9) {
@@ -79,15 +108,13 @@ class footer_rewriter {
         in_.expect(f, ctype::list, "row_groups");
         if (row_groups_seen) in_.fail(errc::corrupt, "row_groups given twice");
         row_groups_seen = true;
-        out_writer_.field(4, ctype::list);
+        header(f, at, in_.position(), true);
         in_.enter();
-        const auto h = in_.read_list_header();
-        if (h.elem_type != ctype::struct_) in_.fail(errc::corrupt, "row_groups is not a list of structs");
-        out_writer_.list(ctype::struct_, h.size);
-        for (std::uint32_t r = 0; r < h.size; ++r) row_group(r);
+        const std::uint32_t n = struct_list("row_groups");
+        for (std::uint32_t r = 0; r < n; ++r) row_group(r);
         in_.leave();
       } else {
-        copy_value(f);
+        copy_field(f, at, true);
       }
     }
     out_writer_.end_struct();
@@ -100,21 +127,20 @@ class footer_rewriter {
     std::int16_t last = 0;
     bool columns_seen = false;
     for (;;) {
+      const std::size_t at = in_.position();
       const auto f = in_.read_field_header(last);
       if (f.type == ctype::stop) break;
       if (f.id == 1) {
         in_.expect(f, ctype::list, "columns");
         if (columns_seen) in_.fail(errc::corrupt, "columns given twice");
         columns_seen = true;
-        out_writer_.field(1, ctype::list);
+        header(f, at, in_.position(), true);
         in_.enter();
-        const auto h = in_.read_list_header();
-        if (h.elem_type != ctype::struct_) in_.fail(errc::corrupt, "columns is not a list of structs");
-        out_writer_.list(ctype::struct_, h.size);
-        for (std::uint32_t c = 0; c < h.size; ++c) column_chunk(r, c);
+        const std::uint32_t n = struct_list("columns");
+        for (std::uint32_t c = 0; c < n; ++c) column_chunk(r, c);
         in_.leave();
       } else {
-        copy_value(f);
+        copy_field(f, at, true);
       }
     }
     out_writer_.end_struct();
@@ -141,6 +167,7 @@ class footer_rewriter {
     std::int16_t last = 0;
     bool placed = false;
     for (;;) {
+      const std::size_t at = in_.position();
       const auto f = in_.read_field_header(last);
       if (f.type == ctype::stop) break;
       if (p && (f.id == 8 || f.id == 9)) {
@@ -151,10 +178,10 @@ class footer_rewriter {
         in_.expect(f, ctype::struct_, "meta_data");
         if (placed) in_.fail(errc::corrupt, "meta_data given twice");
         placed = true;
-        out_writer_.field(3, ctype::struct_);
+        header(f, at, in_.position(), true);
         column_metadata(*p);
       } else {
-        copy_value(f);
+        copy_field(f, at, true);
       }
     }
     if (p && !placed) throw error(errc::unsupported, where + ": the column chunk has no ColumnMetaData to record a filter in");
@@ -167,20 +194,24 @@ class footer_rewriter {
     out_writer_.begin_struct();
     std::int16_t last = 0;
     bool written = false;
+    bool as_read = true;  // no field dropped or added before this one
     auto place = [&] {
       out_writer_.field_i64(14, p.offset);
       out_writer_.field_i32(15, p.length);
       written = true;
+      as_read = false;
     };
     for (;;) {
+      const std::size_t at = in_.position();
       const auto f = in_.read_field_header(last);
       if (f.type == ctype::stop) break;
       if (f.id == 14 || f.id == 15) {
         in_.skip(f.type);  // the old filter's place: replaced
+        as_read = false;
         continue;
       }
       if (!written && f.id > 15) place();
-      copy_value(f);
+      copy_field(f, at, as_read);
     }
     if (!written) place();
     out_writer_.end_struct();

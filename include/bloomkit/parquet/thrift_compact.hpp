@@ -346,6 +346,12 @@ class compact_writer {
     }
   }
 
+  /// Appends bytes copied from another encoding as they are.
+  void raw(std::span<const std::byte> bytes) { out_.insert(out_.end(), bytes.begin(), bytes.end()); }
+  /// Records a field header of `id` that raw() copied, so the next field()
+  /// computes its id delta from it.
+  void copied_field(std::int16_t id) { last_ids_.back() = id; }
+
   /// Opens a struct (a list element, or after field(id, struct_)).
   void begin_struct() { last_ids_.push_back(0); }
   /// Writes the stop byte and closes the innermost struct.
