@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import struct
 import subprocess
 from pathlib import Path
 
@@ -80,12 +79,14 @@ def table(spark, jvm):
 def python_reference(column: str, values) -> bytes:
     """Python's single-process filter over the column's keys, as the bytes docs/KEYS.md gives them."""
     f = bloomkit.SplitBlockBloom(N, FPR)
-    if column in ("b", "i", "ts"):
+    if column in ("b", "i"):
         f.add_many(np.asarray(values, dtype=np.int64))
     elif column == "d":
-        f.add_many([struct.pack("<d", float(v)) for v in values])
+        f.add_many(np.asarray(values, dtype=np.float64))
+    elif column == "ts":
+        f.add_many(np.asarray(values, dtype=np.int64).astype("datetime64[us]"))
     elif column == "dt":
-        f.add_many([struct.pack("<i", int(v)) for v in values])
+        f.add_many(np.asarray(values, dtype=np.int32).astype("datetime64[D]"))
     elif column == "s":
         f.add_many(pa.array(values, pa.string()))
     else:
@@ -110,14 +111,9 @@ def cli_file(tmp_path, column: str, values, capacity=N, fpr=FPR) -> bytes:
 
 
 def assert_same_filter(got: bytes, ref: bytes, key_id: int):
-    """got == ref byte for byte; or, where ref records no key type (a Python build before
-    key types), every byte but the version, the key-type byte and the header checksum."""
-    assert got[15] in (0, key_id)
-    if got[15] == ref[15]:
-        assert got == ref
-        return
-    assert ref[15] == 0 and got[8] == 5 and len(got) == len(ref)
-    assert got[12:15] == ref[12:15] and got[16:120] == ref[16:120] and got[128:] == ref[128:]
+    """got == ref byte for byte, both typed with the column's key type."""
+    assert got[15] == key_id and ref[15] == key_id
+    assert got == ref
 
 
 @pytest.mark.parametrize("column", list(KEY_ID))
@@ -217,7 +213,7 @@ def test_wrong_types_are_refused_on_the_driver(spark, jvm, table, tmp_path):
         spark.sql("SELECT bloomkit_agg(array(b), 10, 0.01) FROM bk_keys").collect()
     with pytest.raises(Exception, match=r"holds int64 keys"):
         df.where(F.call_function("bloomkit_might_contain", F.lit(int64_filter), F.col("s"))).collect()
-    with pytest.raises(EngineError, match=r"column 's'.*holds int64 keys"):
+    with pytest.raises(bloomkit.MismatchError, match=r"column 's'.*holds int64 keys"):  # as the Python path
         bks.semi_join_filter(df, "s", bloomkit.from_bytes(int64_filter))
     assert set(tracker.getJobIdsForGroup(None)) == jobs  # refused before any job ran
     assert not (tmp_path / "never.bkf").exists()
