@@ -149,8 +149,9 @@ def test_a_batch_that_needs_an_impossible_stage_changes_nothing():
                 if before == 0:  # an untyped filter takes text too (a typed one refuses it, rightly)
                     batches.append(lambda: f.add_many(pa.array([str(i) for i in range(5000)])))
                 for bad in batches:
-                    with pytest.raises(bloomkit.Error, match="stage|layout|fpr|FPR"):
+                    with pytest.raises(bloomkit.Error) as refused:
                         bad()
+                    assert not isinstance(refused.value, bloomkit.MismatchError)  # the stage, not the keys
                     assert f.inserted == before and f.to_bytes() == was
                 f.add(10**6)
                 assert 10**6 in f
