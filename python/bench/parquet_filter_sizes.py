@@ -1,6 +1,6 @@
 """Parquet Bloom filter bytes and measured FPP, by writer, and add-filters against a DuckDB rewrite.
 
-    build/venv/bin/python python/bench/parquet_filter_sizes.py [--scale 1.0] [--out DIR]
+    build/venv/bin/python python/bench/parquet_filter_sizes.py [--scale 1.0] [--out DIR] [--arrow-rs BIN]
 
 For each file shape (row groups x rows per chunk; a high-cardinality string, a low-cardinality
 string, a unique int64 and a date column) it writes the same table four ways and reports, per
@@ -10,6 +10,9 @@ table, 20,000 per column (bloomkit's reader answers exactly as each writer's bit
   pyarrow-default  pyarrow 26 with bloom_filter_options={} on every column (NDV 1,048,576, FPP 0.05;
                    Arrow C++ 26 caps the NDV at the chunk's distinct count)
   pyarrow@0.01     the same with {"fpp": 0.01}
+  arrow-rs@P       the Rust parquet crate (60.1.0, tests/interop/arrow_rs `bench`) with its defaults
+                   but the FPP: NDV 1,048,576, the filter folded down once the chunk's values are in
+                   (P 0.05, its default, and 0.01); with --arrow-rs BIN only
   duckdb           DuckDB COPY ... (FORMAT parquet) with its defaults (FPP 0.01; filters only on
                    dictionary-encoded chunks, sized by the dictionary)
   bloomkit@0.05    bloomkit.parquet.add_filters(fpp=0.05) on the file written without filters
@@ -26,6 +29,7 @@ import datetime
 import os
 import pathlib
 import platform
+import subprocess
 import tempfile
 import time
 
@@ -79,15 +83,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every row count")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--arrow-rs", default=None,
+                        help="the built tests/interop/arrow_rs generator (cargo build --release there)")
     args = parser.parse_args()
-    shapes = [("10 x 1,000", 10, 1000), ("4 x 100,000", 4, 100_000), ("2 x 1,000,000", 2, 1_000_000)]
+    shapes = [("10 x 1,000", 10, 1000), ("4 x 100,000", 4, 100_000), ("2 x 1,000,000", 2, 1_000_000),
+              ("1 x 10,000,000", 1, 10_000_000)]
     work = pathlib.Path(args.out or tempfile.mkdtemp(prefix="bloomkit-parquet-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     print(f"# {platform.processor() or platform.machine()}, pyarrow {pa.__version__}, duckdb {duckdb.__version__}, "
           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
-    print("| file | column | pyarrow default (FPP 0.05) | bloomkit@0.05 | pyarrow, FPP 0.01 | duckdb default (0.01) | "
-          "bloomkit@0.01 |")
-    print("|---|---|---|---|---|---|---|")
+    rs = ["arrow-rs@0.05 (default)", "arrow-rs@0.01"] if args.arrow_rs else []
+    header = ["pyarrow default (FPP 0.05)", *rs[:1], "bloomkit@0.05", "pyarrow, FPP 0.01", *rs[1:],
+              "duckdb default (0.01)", "bloomkit@0.01"]
+    print("| file | column | " + " | ".join(header) + " |")
+    print("|---|---|" + "---|" * len(header))
     timings = []
     for label, groups, per in shapes:
         per = max(1, int(per * args.scale))
@@ -105,6 +114,17 @@ def main() -> None:
         con.register("t", t)
         con.execute(f"COPY (SELECT * FROM t) TO '{duck}' (FORMAT parquet, ROW_GROUP_SIZE {per})")
         con.close()
+        arrow_rs = {}
+        if args.arrow_rs:
+            columns = work / f"columns_{per}"
+            columns.mkdir(exist_ok=True)
+            for name in ("user", "country"):
+                (columns / f"{name}.txt").write_text("\n".join(t.column(name).to_pylist()) + "\n")
+            (columns / "id.i64").write_bytes(t.column("id").to_numpy().astype("<i8").tobytes())
+            (columns / "day.i32").write_bytes(t.column("day").cast(pa.int32()).to_numpy().astype("<i4").tobytes())
+            for fpp in (0.05, 0.01):
+                arrow_rs[fpp] = work / f"arrow_rs_{fpp}_{per}.parquet"
+                subprocess.run([args.arrow_rs, "bench", str(columns), str(arrow_rs[fpp]), str(per), str(fpp)], check=True)
         ours = {}
         for fpp in (0.05, 0.01):
             ours[fpp] = work / f"bloomkit_{fpp}_{per}.parquet"
@@ -120,7 +140,9 @@ def main() -> None:
         for column in t.column_names:
             absent = absent_values(column, rng)
             cells = []
-            for path in (pa_default, ours[0.05], pa_01, duck, ours[0.01]):
+            writers = [pa_default, *([arrow_rs[0.05]] if arrow_rs else []), ours[0.05], pa_01,
+                       *([arrow_rs[0.01]] if arrow_rs else []), duck, ours[0.01]]
+            for path in writers:
                 size, n, fpp = filter_stats(path, column, absent)
                 cells.append("none" if n == 0 else f"{size:,} ({fpp:.4f})" + ("" if n == groups else f" [{n}/{groups} groups]"))
             print(f"| {label} | {column} | " + " | ".join(cells) + " |")

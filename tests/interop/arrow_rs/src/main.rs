@@ -6,6 +6,11 @@
 //!   bloomkit-arrow-rs-parquet probe FILE IN OUT    IN: ROW_GROUP\tCOLUMN\tHEX lines (the value's
 //!                                                 plain encoding, "-" for empty); OUT: the same
 //!                                                 lines + \tmaybe | \tabsent | \tnone (no filter)
+//!   bloomkit-arrow-rs-parquet bench DIR OUT ROWS FPP   the table of python/bench/parquet_filter_sizes.py
+//!                                                 (DIR: user.txt, country.txt one value a line,
+//!                                                 id.i64, day.i32 little-endian) as OUT, ROWS rows a
+//!                                                 row group, the crate's default NDV (folded down
+//!                                                 after the values are in) at FPP
 //!
 //! Values come from a fixed SplitMix64 stream, so the files are the same on every run.
 use std::fs::File;
@@ -363,13 +368,71 @@ fn probe(file: &Path, input: &Path, output: &Path) -> parquet::errors::Result<()
     Ok(())
 }
 
+/// The benchmark table (python/bench/parquet_filter_sizes.py) written by the crate with its
+/// folding filters: every option the crate's default but the row group size and the FPP.
+fn bench(dir: &Path, out: &Path, rows_per_group: usize, fpp: f64) -> parquet::errors::Result<()> {
+    let lines = |name: &str| -> parquet::errors::Result<Vec<ByteArray>> {
+        let text = std::fs::read_to_string(dir.join(name))?;
+        Ok(text.lines().map(|l| ByteArray::from(l.as_bytes().to_vec())).collect())
+    };
+    let users = lines("user.txt")?;
+    let countries = lines("country.txt")?;
+    let ids: Vec<i64> = std::fs::read(dir.join("id.i64"))?
+        .chunks_exact(8)
+        .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let days: Vec<i32> = std::fs::read(dir.join("day.i32"))?
+        .chunks_exact(4)
+        .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let rows = ids.len();
+    assert!(users.len() == rows && countries.len() == rows && days.len() == rows, "columns of unequal length");
+    let schema = Arc::new(parse_message_type(
+        "message bench { required binary user (STRING); required binary country (STRING); \
+         required int64 id; required int32 day (DATE); }",
+    )?);
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(fpp)
+        .set_max_row_group_row_count(Some(rows_per_group))
+        .build();
+    let mut writer = SerializedFileWriter::new(File::create(out)?, schema, Arc::new(props))?;
+    for start in (0..rows).step_by(rows_per_group) {
+        let end = (start + rows_per_group).min(rows);
+        let mut row_group = writer.next_row_group()?;
+        let mut index = 0;
+        while let Some(mut column) = row_group.next_column()? {
+            match index {
+                0 => column.typed::<ByteArrayType>().write_batch(&users[start..end], None, None)?,
+                1 => column.typed::<ByteArrayType>().write_batch(&countries[start..end], None, None)?,
+                2 => column.typed::<Int64Type>().write_batch(&ids[start..end], None, None)?,
+                _ => column.typed::<Int32Type>().write_batch(&days[start..end], None, None)?,
+            };
+            index += 1;
+            column.close()?;
+        }
+        row_group.close()?;
+    }
+    writer.close()?;
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let result = match args.get(1).map(String::as_str) {
         Some("write") if args.len() == 3 => write(Path::new(&args[2])),
         Some("probe") if args.len() == 5 => probe(Path::new(&args[2]), Path::new(&args[3]), Path::new(&args[4])),
+        Some("bench") if args.len() == 6 => bench(
+            Path::new(&args[2]),
+            Path::new(&args[3]),
+            args[4].parse().expect("ROWS: a row count"),
+            args[5].parse().expect("FPP: a number in (0, 1)"),
+        ),
         _ => {
-            eprintln!("usage: bloomkit-arrow-rs-parquet write DIR | probe FILE PROBES.tsv ANSWERS.tsv");
+            eprintln!(
+                "usage: bloomkit-arrow-rs-parquet write DIR | probe FILE PROBES.tsv ANSWERS.tsv | bench DIR OUT ROWS FPP"
+            );
             std::process::exit(1);
         }
     };
