@@ -71,7 +71,7 @@ pq::column_descriptor column(pq::physical_type t, pq::logical_type::kind k, std:
   lt.unit = pq::time_unit::micros;
   lt.adjusted_to_utc = true;
   lt.bit_width = 16;
-  return pq::column_descriptor{{"c"}, t, length, lt};
+  return pq::column_descriptor{{"c"}, t, length, lt, "c"};
 }
 
 void as_value(std::string_view text) {

@@ -214,7 +214,7 @@ TEST(BloomFilterHeader, RejectsWhatReadersReject) {
 // ---- values ---------------------------------------------------------------------------
 
 pq::column_descriptor column(pq::physical_type t, pq::logical_type lt = {}, std::int32_t length = 0) {
-  return pq::column_descriptor{{"c"}, t, length, lt};
+  return pq::column_descriptor{{"c"}, t, length, lt, "c"};
 }
 pq::logical_type logical(pq::logical_type::kind id) {
   pq::logical_type t;

@@ -156,22 +156,38 @@ class reader {
   /// `length` bytes at `offset`; errc::truncated past the end of the file.
   [[nodiscard]] std::vector<std::byte> bytes_at(std::uint64_t offset, std::uint64_t length) { return read_at(offset, length); }
 
-  /// The index of the leaf column called `name`: its dotted path ("a.b.c")
-  /// or, if unambiguous, its last path element. errc::invalid_argument,
-  /// listing the columns, if none or several match.
+  /// The index of the leaf column called `column`: its spelling (the
+  /// dotted path "a.b.c"; `list` shows it, quoted as "`x.y`" / "`x`.`y`"
+  /// where two columns' dotted paths are the same), its dotted path, or its
+  /// last path element. errc::invalid_argument, listing the spellings, if
+  /// none matches or a dotted path or element names several columns: a
+  /// lookup never answers for a column other than the one meant.
   [[nodiscard]] std::size_t column_index(std::string_view column) const {
     const auto& cols = metadata_.columns;
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      if (cols[i].dotted_path() == column) return i;
-    }
-    std::optional<std::size_t> found;
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      if (!cols[i].path.empty() && cols[i].path.back() == column) {
-        if (found) throw error(errc::invalid_argument, "column name '" + std::string(column) + "' is ambiguous in " + name_ + "; give its dotted path");
+    const auto only = [&](auto&& matches, const char* what) -> std::optional<std::size_t> {
+      std::optional<std::size_t> found;
+      std::string names;
+      for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (!matches(cols[i])) continue;
+        names += (names.empty() ? "" : ", ") + cols[i].dotted_path();
+        if (found) {
+          for (std::size_t j = i + 1; j < cols.size(); ++j) {
+            if (matches(cols[j])) names += ", " + cols[j].dotted_path();
+          }
+          throw error(errc::invalid_argument, std::string(what) + " '" + std::string(column) + "' is ambiguous in " +
+                                                  name_ + " (it names " + names + "); give one of these spellings");
+        }
         found = i;
       }
+      return found;
+    };
+    if (auto i = only([&](const column_descriptor& c) { return c.dotted_path() == column; }, "column")) return *i;
+    if (auto i = only([&](const column_descriptor& c) { return detail::joined_path(c.path) == column; }, "column path")) {
+      return *i;
     }
-    if (found) return *found;
+    if (auto i = only([&](const column_descriptor& c) { return !c.path.empty() && c.path.back() == column; }, "column name")) {
+      return *i;
+    }
     std::string list;
     for (const auto& c : cols) list += (list.empty() ? "" : ", ") + c.dotted_path();
     throw error(errc::invalid_argument, name_ + " has no column '" + std::string(column) + "' (columns: " + list + ")");

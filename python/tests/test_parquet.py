@@ -132,3 +132,48 @@ def test_bad_files_and_columns(shared, tmp_path):
         parquet.row_groups(tmp_path / "missing.parquet")
     with pytest.raises(bloomkit.UnsupportedError):
         parquet.filter_for_column(pa.array([True, False]))
+
+
+def _dotted_twins(tmp_path):
+    """A file with a top-level column literally named "x.y" beside a struct x with a child y;
+    their values are disjoint, and pyarrow gives both a filter (its option names them alike)."""
+    t = pa.table({"x.y": pa.array(list(range(0, 100)), pa.int64()),
+                  "x": pa.array([{"y": v} for v in range(1000, 1100)], pa.struct([("y", pa.int64())]))})
+    path = tmp_path / "twins.parquet"
+    pq.write_table(t, path, bloom_filter_options={"x.y": {"ndv": 100, "fpp": 0.01}}, write_statistics=False)
+    assert all(r["has_filter"] for r in parquet.row_groups(path))
+    return path
+
+
+def test_a_dotted_path_that_names_two_columns_is_refused(tmp_path, cli):
+    # Issue 37 item 6: "x.y" names both columns; answering from the first match called a value of
+    # the second "definitely absent". Each column has a spelling of its own, in listings and probes.
+    import subprocess
+
+    path = _dotted_twins(tmp_path)
+    names = sorted({r["column"] for r in parquet.row_groups(path)})
+    assert names == ["`x.y`", "`x`.`y`"]
+    with pytest.raises(bloomkit.InvalidArgumentError, match=r"ambiguous.*`x\.y`.*`x`\.`y`"):
+        parquet.probe(path, "x.y", [1050])
+    top, child = parquet.probe(path, "`x.y`", [50, 1050]), parquet.probe(path, "`x`.`y`", [50, 1050])
+    assert [r["may_contain"][0] for r in top] == [True] and [r["may_contain"][1] for r in child] == [True]
+    assert parquet.probe(path, "y", [1050])[0]["may_contain"] == [True]  # the bare name is the child's alone
+
+    refused = subprocess.run([cli, "parquet", "probe", str(path), "x.y", "1050"], capture_output=True, text=True)
+    assert refused.returncode != 0 and "ambiguous" in refused.stderr and "excluded" not in refused.stdout
+    found = subprocess.run([cli, "parquet", "probe", str(path), "`x`.`y`", "1050"], capture_output=True, text=True)
+    assert found.returncode == 0 and "excluded" not in found.stdout, found.stdout
+    listed = subprocess.run([cli, "parquet", "list", str(path)], capture_output=True, text=True, check=True)
+    assert "`x.y`" in listed.stdout and "`x`.`y`" in listed.stdout
+
+
+def test_a_column_name_that_is_not_utf8_is_a_corrupt_file(tmp_path):
+    # Issue 37 item 6: a footer whose column name is not UTF-8 raised UnicodeDecodeError.
+    path = tmp_path / "name.parquet"
+    pq.write_table(pa.table({"colname_zz": pa.array([1, 2, 3], pa.int64())}), path, store_schema=False)
+    data = path.read_bytes()
+    assert data.count(b"colname_zz") >= 1
+    bad = tmp_path / "bad_name.parquet"
+    bad.write_bytes(data.replace(b"colname_zz", b"colname_\xff\xfe"))
+    with pytest.raises(bloomkit.CorruptError, match="UTF-8"):
+        parquet.row_groups(bad)

@@ -10,6 +10,7 @@
 // 16 size_statistics, 17 geospatial_statistics, ...), is skipped by type.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -93,22 +94,85 @@ struct schema_element {
   logical_type logical;               ///< merged from logicalType and converted_type
 };
 
+namespace detail {
+
+/// True if `s` is well-formed UTF-8 (no overlong forms, surrogates or code
+/// points above U+10FFFF; Unicode 15 §3.9, table 3-7).
+inline bool valid_utf8(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;  // continuation bytes i+1 .. i+n must exist
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (b < (k == 1 ? lo : 0x80U) || b > (k == 1 ? hi : 0xBFU)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+/// The path's elements joined with '.', e.g. "a.b.c" (several columns may
+/// share it: a top-level column named "x.y" and a struct x's child y).
+inline std::string joined_path(const std::vector<std::string>& path) {
+  std::string out;
+  for (const auto& part : path) {
+    if (!out.empty()) out += '.';
+    out += part;
+  }
+  return out;
+}
+
+/// The path with every element in backticks (a backtick inside doubled),
+/// joined with '.': "`x.y`" and "`x`.`y`" differ where the joined paths do not.
+inline std::string quoted_path(const std::vector<std::string>& path) {
+  std::string out;
+  for (const auto& part : path) {
+    if (!out.empty()) out += '.';
+    out += '`';
+    for (char c : part) {
+      if (c == '`') out += '`';
+      out += c;
+    }
+    out += '`';
+  }
+  return out;
+}
+
+}  // namespace detail
+
 /// A leaf column: its dotted path and what its values are.
 struct column_descriptor {
   std::vector<std::string> path;  ///< path from the root's child to the leaf
   physical_type type = physical_type::byte_array;
   std::int32_t type_length = 0;   ///< FIXED_LEN_BYTE_ARRAY width, else 0
   logical_type logical;
+  /// The name that tells this column from every other of its file: the
+  /// joined path ("a.b.c"), or where another column's joins the same, the
+  /// quoted path ("`x.y`", "`x`.`y`"). Set by decode_file_metadata.
+  std::string spelling;
 
-  /// The path joined with '.', e.g. "a.b.c".
-  [[nodiscard]] std::string dotted_path() const {
-    std::string out;
-    for (const auto& part : path) {
-      if (!out.empty()) out += '.';
-      out += part;
-    }
-    return out;
-  }
+  /// The column's name in messages, listings and lookups: its spelling
+  /// (the joined path where none was set).
+  [[nodiscard]] std::string dotted_path() const { return spelling.empty() ? detail::joined_path(path) : spelling; }
 };
 
 /// What the footer says about one column chunk.
@@ -355,6 +419,8 @@ inline schema_element read_schema_element(compact_reader& in) {
       case 4:
         in.expect(f, ctype::binary, "SchemaElement.name");
         e.name = in.read_string();
+        // Thrift strings are UTF-8; a name that is not could be neither typed nor printed.
+        if (!valid_utf8(e.name)) in.fail(errc::corrupt, "a schema element's name is not valid UTF-8");
         return true;
       case 5: e.num_children = read_i32_field(in, f, "SchemaElement.num_children"); return true;
       case 6: {
@@ -467,6 +533,14 @@ inline std::vector<column_descriptor> schema_leaves(const std::vector<schema_ele
   }
   for (const auto& f : stack) {
     if (f.children_left != 0) in.fail(errc::corrupt, "the schema ends before all declared children");
+  }
+  // Each column's spelling: its joined path, quoted where another column's joins the same.
+  std::vector<std::string> joined;
+  joined.reserve(leaves.size());
+  for (const auto& d : leaves) joined.push_back(joined_path(d.path));
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    const bool shared = std::count(joined.begin(), joined.end(), joined[i]) > 1;
+    leaves[i].spelling = shared ? quoted_path(leaves[i].path) : joined[i];
   }
   return leaves;
 }

@@ -335,39 +335,6 @@ inline bool decode_hex_digits(std::string_view s, std::vector<std::byte>& out) {
   return true;
 }
 
-/// True if `s` is well-formed UTF-8 (no overlong forms, surrogates or code
-/// points above U+10FFFF; Unicode 15 §3.9, table 3-7).
-inline bool valid_utf8(std::string_view s) noexcept {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      n = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size()) return false;  // continuation bytes i+1 .. i+n must exist
-    for (std::size_t k = 1; k <= n; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      if (b < (k == 1 ? lo : 0x80U) || b > (k == 1 ? hi : 0xBFU)) return false;
-    }
-    i += n + 1;
-  }
-  return true;
-}
 
 /// IEEE binary16 bits of `x`, rounded to nearest, ties to even.
 inline std::uint16_t to_half(double x) {

@@ -41,7 +41,7 @@ struct column_spec {
   logical_type logical;          ///< annotation written as LogicalType and ConvertedType
 
   /// The descriptor a reader sees for this column.
-  [[nodiscard]] column_descriptor descriptor() const { return column_descriptor{{name}, type, type_length, logical}; }
+  [[nodiscard]] column_descriptor descriptor() const { return column_descriptor{{name}, type, type_length, logical, name}; }
 };
 
 /// The column for a type name: int8, int16, int32, int64, uint8, uint16,
