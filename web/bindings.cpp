@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "file_view.hpp"
 #include "playground.hpp"
 #include "views.hpp"
 
@@ -317,6 +318,44 @@ class web_window {
   std::unique_ptr<bloomkit::playground::window_view> view_;
 };
 
+/// The file view (web/file_view.hpp) for the page: a .bkf file's bytes in,
+/// sentences and JSON out; never throws into JavaScript.
+class web_file {
+ public:
+  /// Opens the file whose bytes JavaScript read (a Uint8Array crosses as a
+  /// std::string of those bytes). Returns "" or the library's sentence for a
+  /// file it refuses; the previous file is dropped either way, so a refused
+  /// file never leaves another file's figures on the page.
+  std::string open(const std::string& bytes) {
+    view_.reset();
+    try {
+      const auto* first = reinterpret_cast<const std::byte*>(bytes.data());
+      view_ = std::make_unique<bloomkit::playground::file_view>(std::span<const std::byte>(first, bytes.size()));
+      return "";
+    } catch (const std::bad_alloc&) {
+      return "the file does not fit in the page's memory (" + std::to_string(bytes.size()) + " bytes)";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  bool loaded() const { return view_ != nullptr; }
+  /// file_view::summary_json(), or "null" with no file open.
+  std::string summary() const { return view_ ? view_->summary_json() : "null"; }
+  /// {"answer": "maybe" or "no"}, or {"error": the library's sentence} for
+  /// a key the file's key type refuses (or no file open).
+  std::string probe(const std::string& key) const {
+    if (!view_) return "{\"error\":\"no file is open\"}";
+    try {
+      return std::string("{\"answer\":\"") + (view_->may_contain(key) ? "maybe" : "no") + "\"}";
+    } catch (const std::exception& e) {
+      return "{\"error\":" + bloomkit::playground::json_string(e.what()) + "}";
+    }
+  }
+
+ private:
+  std::unique_ptr<bloomkit::playground::file_view> view_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(bloomkit_playground) {
@@ -380,6 +419,12 @@ EMSCRIPTEN_BINDINGS(bloomkit_playground) {
       .function("advance", &web_window::advance)
       .function("state", &web_window::state)
       .function("ops", &web_window::ops);
+  class_<web_file>("FileView")
+      .constructor<>()
+      .function("open", &web_file::open)
+      .function("loaded", &web_file::loaded)
+      .function("summary", &web_file::summary)
+      .function("probe", &web_file::probe);
   constant("kinds", bloomkit::playground::supported_kinds());
   constant("maxBits", static_cast<double>(limits::max_bits));
   constant("minBits", static_cast<double>(limits::min_bits));

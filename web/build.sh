@@ -3,7 +3,8 @@
 # the page, and the native program the browser tests compare it with.
 #
 #   web/dist/playground.mjs, web/dist/playground.wasm
-#       web/bindings.cpp (+ web/playground.hpp + include/bloomkit/) through
+#       web/bindings.cpp (+ web/playground.hpp, views.hpp, file_view.hpp +
+#       include/bloomkit/) through
 #       Debian's emscripten (em++ 3.1.6, embind, ES6 module): the CMake preset
 #       `wasm` (target playground, build/wasm), copied here
 #   build/web/expected, build/web/expected_views
@@ -56,7 +57,7 @@ stale() {
 HEADERS=("$ROOT"/include/bloomkit/*.hpp "$ROOT"/include/bloomkit/detail/*.hpp "$ROOT"/include/bloomkit/format/*.hpp "$ROOT"/include/bloomkit/parquet/*.hpp)
 WARNINGS=(-Wall -Wextra -Wpedantic -Werror)
 
-if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/views.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then
+if stale "$DIST/playground.mjs" "$WEB/bindings.cpp" "$WEB/playground.hpp" "$WEB/views.hpp" "$WEB/file_view.hpp" "$WEB/build.sh" "${HEADERS[@]}"; then
   say "compiling bloomkit to WebAssembly (the CMake preset wasm, em++ $(em++ --version | sed -n '1s/.* \([0-9][0-9.]*\) .*/\1/p'))"
   # One build line: the wasm preset (CMakePresets.json, target playground).
   (cd "$ROOT" && cmake --preset wasm >/dev/null && cmake --build --preset wasm)
