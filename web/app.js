@@ -1,11 +1,13 @@
 // web/app.js - the playground page: controls, drawing, the state link.
 //
 // All filter work happens in WebAssembly (web/bindings.cpp over
-// web/playground.hpp; the cuckoo and window views are web/views.js): this file asks the Playground object to configure,
+// web/playground.hpp; the cuckoo and window views are web/views.js, the file
+// view web/fileview.js): this file asks the Playground object to configure,
 // step, seek, saturate or remove, then draws the words and figures it
 // returns. Keys are generated in C++ from the seed; nothing here hashes,
 // sets or tests bits.
 import createPlayground from './dist/playground.mjs';
+import { startFileView } from './fileview.js';
 import { startViews } from './views.js';
 
 const $ = (id) => document.getElementById(id);
@@ -921,6 +923,7 @@ async function main() {
   }
   bindEvents();
   startViews(module);  // the cuckoo and window views (web/views.js)
+  startFileView(module);  // a .bkf file opened in the page (web/fileview.js)
   // For the browser tests: the bit array as drawn, 32-bit words in hex; the
   // counters; the k chart's numbers; the layout's cell size.
   window.bloomkitWordsHex = () => Array.from(pg.words(), (w) => w.toString(16).padStart(8, '0')).join('');
