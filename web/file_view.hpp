@@ -272,7 +272,8 @@ class file_view {
   explicit file_view(std::span<const std::byte> bytes) : filter_(load(bytes)), info_(inspect(bytes)) {}
 
   /// Everything the page prints, as one JSON object: kind, format_version,
-  /// hash, seed, key_type, params (the file's own, by name), bits, k, blocks
+  /// hash, seed, key_type, params (the file's own, by name, as text),
+  /// bits, k, blocks
   /// (null where the kind has none), capacity, inserted, inserted_accuracy,
   /// target_fpr, design_fpr, estimated_fpr, fill_ratio (null for kinds
   /// without one), load_factor (cuckoo), saturated, size_bytes, file_bytes,
@@ -308,8 +309,14 @@ class file_view {
     for (const auto& p : info_.params) {
       if (params.size() > 1) params += ",";
       params += json_string(p.name) + ":";
-      params += std::holds_alternative<std::uint64_t>(p.value) ? std::to_string(std::get<std::uint64_t>(p.value))
-                                                                : json_number(std::get<double>(p.value));
+      // As text, as `bloomkit info` prints them: 64-bit values (a ribbon's seed) would lose digits as JSON numbers.
+      if (std::holds_alternative<std::uint64_t>(p.value)) {
+        params += json_string(std::to_string(std::get<std::uint64_t>(p.value)));
+      } else {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.6g", std::get<double>(p.value));
+        params += json_string(text);
+      }
     }
     params += "}";
 

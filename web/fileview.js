@@ -78,7 +78,7 @@ export function startFileView(module) {
     const labelWidth = labelled ? 120 : 0;
     const longest = Math.max(...rows.map((r) => r.fills.length));
     const cols = Math.min(longest, labelled ? 64 : 128);
-    const cell = Math.max(2, Math.min(24, Math.floor((width - labelWidth) / cols)));
+    const cell = Math.max(2, Math.min(labelled ? 14 : 32, Math.floor((width - labelWidth) / cols)));
     const linesOf = (r) => Math.ceil(r.fills.length / cols);
     const gap = labelled ? 4 : 0;
     const height = rows.reduce((h, r) => h + linesOf(r) * cell + gap, 0);
@@ -114,7 +114,7 @@ export function startFileView(module) {
     ui.kind.textContent = s.kind;
     ui.keyType.textContent = s.key_type;
     ui.hash.textContent = `${s.hash}, seed ${s.seed}`;
-    ui.params.textContent = Object.entries(s.params).map(([k, v]) => `${k} ${typeof v === 'number' && Number.isInteger(v) ? grouped(v) : v}`).join(' · ');
+    ui.params.textContent = Object.entries(s.params).map(([name, value]) => `${name} ${value}`).join(' · ');
     ui.inserted.textContent = insertedWords(s);
     ui.capacity.textContent = `${grouped(s.capacity)} ${s.capacity_unit}`;
     ui.fill.textContent = s.fill_ratio !== null ? percent(s.fill_ratio)
@@ -125,7 +125,7 @@ export function startFileView(module) {
     const rows = s.rows;
     if (rows.length === 0) {
       ui.fillNote.textContent = `A ${s.kind} filter is built once from its keys by solving equations; it sets no bits ` +
-        'as keys arrive, so it has no fill to draw. Its FPR is fixed by its fingerprint width.';
+        'as keys arrive, so it has no fill to draw. Its FPR is fixed by the width of what it stores per key.';
     } else {
       const r = rows[0];
       const unit = r.cell_units === 1 ? `one ${r.unit}` : `${grouped(r.cell_units)} ${r.unit}s`;

@@ -117,6 +117,12 @@ describe('the file view', () => {
       close(s.estimated_fpr, native.estimated_fpr, 'estimated FPR');
       close(s.design_fpr, native.design_fpr, 'design FPR');
       if (native.fill_ratio !== null) close(s.fill_ratio, native.fill_ratio, 'fill ratio');
+      // The file's own parameters, as `bloomkit info` prints them ("name   value" rows).
+      const infoText = run('info', file);
+      for (const [param, value] of Object.entries(s.params)) {
+        assert.ok(new RegExp(`^${param} +${value.replace(/[.+]/g, '\\$&')}( |$)`, 'm').test(infoText), `${kind}: ${param} ${value} in\n${infoText}`);
+      }
+      assert.ok((await page.textContent('#file-params')).includes(Object.entries(s.params).map(([p, v]) => `${p} ${v}`).join(' · ')));
       assert.ok((await page.textContent('#file-fpr-now')).includes('%'), `${kind}: FPR now shown`);
       assert.ok((await page.textContent('#file-fpr-design')).includes('%'), `${kind}: design FPR shown`);
 
