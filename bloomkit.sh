@@ -262,6 +262,8 @@ test_web() {
   [ -f web/package.json ] || { say "FAILED: web/package.json is missing"; return 1; }
   wait_background_setup
   setup_web
+  # The file view's tests (web/tests/fileview.test.mjs) make a file of every kind with the CLI.
+  build_cli || return 1
   say "building the playground and testing it in headless Chromium"
   "$ROOT/web/build.sh" || return 1
   say "every public header compiles for WebAssembly (em++, libc++ 13, 32-bit size_t)"
