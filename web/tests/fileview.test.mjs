@@ -159,7 +159,7 @@ describe('the file view', () => {
     await page.close();
   });
 
-  test('an int64 file takes typed integers and refuses text with the library\'s mismatch message', async () => {
+  test('int64 and float64 files take typed numbers and refuse text with the library\'s mismatch message', async () => {
     const page = await browser.newPage();
     await load(page, browser.url);
     const keys = Array.from({ length: 301 }, (_, i) => String(i - 50));
@@ -178,6 +178,18 @@ describe('the file view', () => {
       assert.equal(answer, 'error', `"${key}": ${text}`);
       assert.ok(text.includes('the filter holds int64 keys'), text);
     }
+    // A float64 file takes numbers, as `bloomkit query` reads them for it.
+    const floats = Array.from({ length: 100 }, (_, i) => String(i / 4 - 3));
+    const floatFile = path.join(dir, 'float.bkf');
+    run('build', '-q', '--kind', 'standard', '--format', 'f64', '-o', floatFile, writeKeys('floats.txt', floats));
+    await openFile(page, floatFile, 'drop');
+    assert.equal(await page.textContent('#file-key-type'), 'float64');
+    for (const key of ['-3', '0.25', '21.75', '2.175e1']) assert.equal((await probe(page, key)).answer, 'maybe', key);
+    const floatAnswers = cliAnswers(floatFile, ['0.3', '1e300', 'inf']);
+    for (const key of ['0.3', '1e300', 'inf']) assert.equal((await probe(page, key)).answer, floatAnswers[key] ? 'maybe' : 'no', key);
+    const refused = await probe(page, 'seven');
+    assert.equal(refused.answer, 'error');
+    assert.ok(refused.text.includes('the filter holds float64 keys'), refused.text);
     assert.deepEqual(browser.consoleErrors, []);
     await page.close();
   });
