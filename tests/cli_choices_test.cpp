@@ -54,6 +54,34 @@ TEST(CliFprTargets, BlockKindsRefuseTargetsBelowTheirFloor) {
   }
 }
 
+// --fpr 1e-30 is a usage error (exit 1) for every kind that cannot reach
+// it, in one form, before any file is written; the kinds that reach any
+// rate build (issue 37 item 8).
+TEST(CliFprTargets, UnreachableTargetsAreOneUsageError) {
+  scratch_dir dir;
+  write_file(dir / "k.txt", seq(1, 1000));
+  for (const std::string kind : {"blocked", "split-block", "scalable", "cuckoo", "ribbon", "binary-fuse"}) {
+    SCOPED_TRACE(kind);
+    for (const bool sized : {false, true}) {
+      std::vector<std::string> args = {"build", "k.txt", "--kind", kind, "--fpr", "1e-30", "-o", "u.bkf"};
+      if (sized) args.insert(args.end(), {"--capacity", "1000"});
+      const auto r = run_cli(args, {}, dir);
+      EXPECT_EQ(r.rc, 1) << r.err;
+      EXPECT_EQ(r.err.rfind("bloomkit: --kind " + kind + " cannot reach --fpr 1e-30: ", 0), 0u) << r.err;
+      EXPECT_TRUE(mentions(r, ". Use --kind standard, which reaches any FPR (")) << r.err;
+      EXPECT_FALSE(mentions(r, "0.000000")) << r.err;
+      EXPECT_FALSE(std::filesystem::exists(dir / "u.bkf"));
+    }
+  }
+  for (const std::string kind : {"standard", "counting"}) {
+    EXPECT_EQ(run_cli({"build", "k.txt", "--kind", kind, "--fpr", "1e-30", "-o", "ok.bkf"}, {}, dir).rc, 0) << kind;
+  }
+  const auto dedupe = run_cli({"dedupe", "--kind", "cuckoo", "--fpr", "1e-30"}, "a\n", dir);
+  EXPECT_EQ(dedupe.rc, 1) << dedupe.err;
+  EXPECT_TRUE(mentions(dedupe, "--kind cuckoo cannot reach --fpr 1e-30: ")) << dedupe.err;
+  EXPECT_EQ(dedupe.out, "");
+}
+
 TEST(CliFprTargets, FingerprintWidthsAreExplained) {
   scratch_dir dir;
   write_file(dir / "k.txt", seq(1, 2000));

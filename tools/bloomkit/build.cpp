@@ -396,12 +396,7 @@ int run_build(const build_options& o) {
     // Static kinds: the stored width fixes the FPR at 2^-f, so --fpr picks the
     // narrowest width at or below it (kind_traits<F>::fpr_bits).
     if (o.fpr < min_fpr_of(entry.kind)) {
-      char figure[64];
-      std::snprintf(figure, sizeof figure, "%g", o.fpr);
-      throw usage_error("--kind " + std::string(entry.name) + " reaches FPR 2^-16 (0.0000153) at best; --fpr " + figure +
-                        " is below that: use --kind standard, which reaches any FPR (" +
-                        std::to_string(static_cast<int>(std::ceil(sizing::bits_per_key_for(o.fpr)))) +
-                        " bits per key here)");
+      refuse_fpr_target(entry, o.capacity.value_or(1), o.fpr, "its fingerprints reach FPR 2^-16 (1.53e-05) at best", "");
     }
     note_static_width(entry, o.fpr);
     // ---- a static kind: every hash in memory, then one construction ----------

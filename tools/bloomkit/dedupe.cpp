@@ -71,6 +71,7 @@ int run_dedupe(const dedupe_options& o) {
     throw usage_error("--window applies to --kind window only");
   }
   check_window_seconds(entry.kind, o.window_seconds, false);
+  check_fpr_reachable(entry, o.window ? *o.window : o.capacity, o.fpr);
   const key_format format = parse_key_format(o.format);
   std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
   int stdin_uses = 0;
