@@ -54,6 +54,34 @@ TEST(CliFprTargets, BlockKindsRefuseTargetsBelowTheirFloor) {
   }
 }
 
+// --fpr 1e-30 is a usage error (exit 1) for every kind that cannot reach
+// it, in one form, before any file is written; the kinds that reach any
+// rate build (issue 37 item 8).
+TEST(CliFprTargets, UnreachableTargetsAreOneUsageError) {
+  scratch_dir dir;
+  write_file(dir / "k.txt", seq(1, 1000));
+  for (const std::string kind : {"blocked", "split-block", "scalable", "cuckoo", "ribbon", "binary-fuse"}) {
+    SCOPED_TRACE(kind);
+    for (const bool sized : {false, true}) {
+      std::vector<std::string> args = {"build", "k.txt", "--kind", kind, "--fpr", "1e-30", "-o", "u.bkf"};
+      if (sized) args.insert(args.end(), {"--capacity", "1000"});
+      const auto r = run_cli(args, {}, dir);
+      EXPECT_EQ(r.rc, 1) << r.err;
+      EXPECT_EQ(r.err.rfind("bloomkit: --kind " + kind + " cannot reach --fpr 1e-30: ", 0), 0u) << r.err;
+      EXPECT_TRUE(mentions(r, ". Use --kind standard, which reaches any FPR (")) << r.err;
+      EXPECT_FALSE(mentions(r, "0.000000")) << r.err;
+      EXPECT_FALSE(std::filesystem::exists(dir / "u.bkf"));
+    }
+  }
+  for (const std::string kind : {"standard", "counting"}) {
+    EXPECT_EQ(run_cli({"build", "k.txt", "--kind", kind, "--fpr", "1e-30", "-o", "ok.bkf"}, {}, dir).rc, 0) << kind;
+  }
+  const auto dedupe = run_cli({"dedupe", "--kind", "cuckoo", "--fpr", "1e-30"}, "a\n", dir);
+  EXPECT_EQ(dedupe.rc, 1) << dedupe.err;
+  EXPECT_TRUE(mentions(dedupe, "--kind cuckoo cannot reach --fpr 1e-30: ")) << dedupe.err;
+  EXPECT_EQ(dedupe.out, "");
+}
+
 TEST(CliFprTargets, FingerprintWidthsAreExplained) {
   scratch_dir dir;
   write_file(dir / "k.txt", seq(1, 2000));
@@ -93,6 +121,67 @@ TEST(CliSizes, NegativeCapacityIsAUsageError) {
     const auto r = run_cli({"build", "--capacity", value, "-o", "n.bkf"}, "a\n", dir);
     EXPECT_EQ(r.rc, 1) << value << ": " << r.err;
   }
+}
+
+// Counts take scientific notation and integral decimals, exactly; a
+// fraction, a negative value or one past 2^64 - 1 is a usage error naming
+// the problem (issue 37 item 9).
+TEST(CliSizes, CountsTakeScientificNotation) {
+  scratch_dir dir;
+  const auto capacity_of = [&](const std::string& value) {
+    const auto r = run_cli({"build", "--capacity", value, "-o", "c.bkf", "--kind", "standard"}, "a\n", dir);
+    EXPECT_EQ(r.rc, 0) << value << ": " << r.err;
+    return nlohmann::json::parse(run_cli({"info", "c.bkf", "--json"}, {}, dir).out).at("capacity").get<std::uint64_t>();
+  };
+  EXPECT_EQ(capacity_of("1e3"), 1000u);
+  EXPECT_EQ(capacity_of("2.5E3"), 2500u);
+  EXPECT_EQ(capacity_of("1000.0"), 1000u);
+  EXPECT_EQ(capacity_of("12300e-2"), 123u);
+  EXPECT_EQ(capacity_of("0.5e1"), 5u);
+  struct refused {
+    std::string value, says;
+  };
+  for (const auto& [value, says] : std::vector<refused>{{"1.5", "whole number"},
+                                                        {"1e-1", "whole number"},
+                                                        {"12345e-2", "whole number"},
+                                                        {"-5", "negative"},
+                                                        {"-1e3", "negative"},
+                                                        {"18446744073709551616", "2^64 - 1"},
+                                                        {"1e20", "2^64 - 1"},
+                                                        {"1e999999999999", "2^64 - 1"},
+                                                        {"12abc", "whole number"},
+                                                        {"e5", "whole number"}}) {
+    const auto r = run_cli({"build", "--capacity", value, "-o", "n.bkf"}, "a\n", dir);
+    EXPECT_EQ(r.rc, 1) << value << ": " << r.err;
+    EXPECT_TRUE(mentions(r, says)) << value << ": " << r.err;
+  }
+  // The largest count parses (and is then refused as too large for memory).
+  const auto huge = run_cli({"build", "--capacity", "18446744073709551615", "-o", "n.bkf"}, "a\n", dir);
+  EXPECT_EQ(huge.rc, 1) << huge.err;
+  EXPECT_FALSE(mentions(huge, "2^64 - 1")) << huge.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "n.bkf"));
+  // The other counts: dedupe --capacity, build --bits and --window.
+  EXPECT_EQ(run_cli({"dedupe", "--capacity", "1e3", "--kind", "standard"}, "a\na\n", dir).out, "a\n");
+  EXPECT_EQ(run_cli({"build", "--bits", "8.192e3", "--hashes", "3", "--kind", "standard", "-o", "b.bkf"}, "a\n", dir).rc,
+            0);
+  EXPECT_EQ(nlohmann::json::parse(run_cli({"info", "b.bkf", "--json"}, {}, dir).out).at("bits").get<std::uint64_t>(),
+            8192u);
+  EXPECT_EQ(run_cli({"build", "--kind", "window", "--window", "1e2", "-o", "w.bkf"}, "a\n", dir).rc, 0);
+}
+
+// An output that is a folder is refused before any input is read (the
+// rename at the end would fail only after the whole build).
+TEST(CliSizes, OutputFolderIsRefusedBeforeAnyWork) {
+  scratch_dir dir;
+  std::filesystem::create_directory(dir.path() / "out");
+  // "oops" is not a u64 key: a build that read its input would fail on it (exit 2).
+  const auto r = run_cli({"build", "--format", "u64", "-o", "out"}, "oops\n", dir);
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_TRUE(mentions(r, "out is a folder")) << r.err;
+  EXPECT_FALSE(mentions(r, "<stdin>")) << r.err;
+  const auto merge = run_cli({"merge", "x.bkf", "y.bkf", "-o", "out"}, {}, dir);
+  EXPECT_EQ(merge.rc, 1) << merge.err;
+  EXPECT_TRUE(mentions(merge, "out is a folder")) << merge.err;
 }
 
 // ---- item 11: exact parameters ----------------------------------------------------

@@ -176,6 +176,9 @@ TEST(CliSetOps, MismatchedFiltersAreRefusedNamingTheDifference) {
       EXPECT_EQ(r.rc, 2);
       EXPECT_TRUE(mentions(r, m.says)) << r.err;
       EXPECT_TRUE(mentions(r, m.a) && mentions(r, m.b)) << r.err;
+      // The files are named in the order of the "X vs Y" values: the first
+      // file (whose values come first) before the second.
+      EXPECT_LT(r.err.find(m.a), r.err.find(m.b)) << r.err;
       EXPECT_FALSE(std::filesystem::exists(dir / "out.bloom"));
     }
   }

@@ -581,6 +581,28 @@ TEST(FileFormat, StandardParamsAreChecked) {
   EXPECT_EQ(load_as<standard_bloom>(other_bits).bit_count(), 256U);
 }
 
+// A rate in a message keeps its digits: -1e-09, never std::to_string's
+// "-0.000000" (issue 37 item 7).
+TEST(FileFormat, RatesInMessagesKeepTheirDigits) {
+  const auto message = [](auto&& make) -> std::string {
+    try {
+      make();
+    } catch (const error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  for (const std::string& m : {message([] { (void)standard_bloom(standard_bloom_params{64, 1, 1, -1e-9, {}}); }),
+                               message([] { (void)spark_bloom::create(10, -1e-9); }),
+                               message([] {
+                                 split_block_bloom f(100, 0.01);
+                                 (void)f.fold_to(-1e-9);
+                               })}) {
+    EXPECT_NE(m.find("-1e-09"), std::string::npos) << m;
+    EXPECT_EQ(m.find("0.000000"), std::string::npos) << m;
+  }
+}
+
 TEST(FileFormat, BlockParamsAreChecked) {
   const bytes_t blocked = save_to_bytes(small_filled<blocked_bloom>());  // 2 blocks, k = 6
   expect_field_cases(

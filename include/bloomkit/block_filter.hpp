@@ -862,7 +862,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// errc::invalid_argument (nothing changes) unless target_fpr is in (0, 1).
   std::uint32_t fold_to(double target_fpr, fold_estimate estimate = fold_estimate::per_block) {
     detail::require(target_fpr > 0.0 && target_fpr < 1.0, errc::invalid_argument,
-                    std::string(P::name) + ": fold target FPR " + std::to_string(target_fpr) + " is not in (0, 1)");
+                    std::string(P::name) + ": fold target FPR " + bloomkit::detail::format_number(target_fpr) + " is not in (0, 1)");
     std::uint32_t levels = 0;
     if (estimate == fold_estimate::mean_fill) {
       const double fill = this->fill_ratio();

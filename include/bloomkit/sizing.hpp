@@ -309,7 +309,27 @@ std::optional<std::uint64_t> smallest_meeting(std::uint64_t guess, std::uint64_t
   return hi;
 }
 
+/// The most blocks a size search for (n, p) considers: 2^32, or fewer where
+/// that is past max_size_over_classic times bits_for(n, p) plus two blocks
+/// (a handful of keys in a block or two is no waste worth refusing).
+inline std::uint64_t block_search_limit(std::uint64_t n, double p, std::uint32_t block_bits);
+
+/// The refusal of a block layout that cannot reach p within that limit:
+/// errc::invalid_argument naming the layout, the sizes, the kind that
+/// reaches any p and how to ask for a size explicitly.
+[[noreturn]] inline void refuse_block_target(const char* layout, std::uint64_t n, double p, std::uint32_t block_bits,
+                                             std::uint64_t limit);
+
 }  // namespace detail
+
+/// A sizing function refuses a layout that would need more than this many
+/// times the bits a standard filter needs for the same n and p (plus two
+/// blocks): at 1e-30, 1000 keys would take a 44.9 GB blocked filter, where
+/// a standard one takes 19 KB. A block filter puts all of a key's probes in
+/// one block, so its FPR has a floor and below it shrinks only slowly as the
+/// filter grows. An explicit size (with_blocks, the CLI's --bits) is never
+/// refused for this.
+inline constexpr double max_size_over_classic = 64.0;
 
 /// FPR of a blocked Bloom filter (Putze, Sanders and Singler 2007): m bits in
 /// blocks of `block_bits`, each key sets k uniform bits inside one uniformly
@@ -348,11 +368,11 @@ inline std::uint64_t split_block_blocks_for(std::uint64_t n, double p) {
   // Bracketed around the classic size (bits_for / 256): a search from one
   // block summed Poisson mixtures at loads of up to n keys per block (tens of
   // thousands of terms each), 3-4 ms per construction at n = 10^6.
-  constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
+  const std::uint64_t limit = detail::block_search_limit(n, p, 256);
   const auto blocks = detail::smallest_meeting(
-      std::clamp<std::uint64_t>(bits_for(n, p) / 256, 1, max_blocks), max_blocks,
+      std::clamp<std::uint64_t>(bits_for(n, p) / 256, 1, limit), limit,
       [&](std::uint64_t b) { return split_block_fpr(static_cast<double>(b), static_cast<double>(n)) <= p; });
-  if (!blocks) throw error(errc::invalid_argument, "n and p need more than 2^32 blocks");
+  if (!blocks) detail::refuse_block_target("split_block_bloom", n, p, 256, limit);
   return *blocks;
 }
 
@@ -370,7 +390,7 @@ inline blocked_plan blocked_blocks_for(std::uint64_t n, double p, std::uint32_t 
   detail::check_fpr(p);
   detail::check_positive(block_bits, "block_bits");
   detail::check_positive(max_k, "max_k");
-  constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
+  const std::uint64_t limit = detail::block_search_limit(n, p, block_bits);
   blocked_plan best{std::numeric_limits<std::uint64_t>::max(), 1};
   // Every k's own search costs about twenty Poisson mixtures; most k cannot
   // beat the best found so far, and one mixture shows it: a k with fewer
@@ -382,7 +402,7 @@ inline blocked_plan blocked_blocks_for(std::uint64_t n, double p, std::uint32_t 
   // Bracket each search starting near the classic size, so the Poisson
   // mixtures evaluated stay at moderate loads (a tiny block count means a
   // load of n keys per block and a very long sum).
-  const std::uint64_t guess = std::clamp<std::uint64_t>(bits_for(n, p) / block_bits / 2, 1, max_blocks);
+  const std::uint64_t guess = std::clamp<std::uint64_t>(bits_for(n, p) / block_bits / 2, 1, limit);
   for (std::uint32_t step = 0; step < max_k; ++step) {
     const std::uint32_t k = step == 0 ? first_k : (step < first_k ? step : step + 1);
     const auto table = detail::block_table_for(block_bits, k);
@@ -394,15 +414,48 @@ inline blocked_plan blocked_blocks_for(std::uint64_t n, double p, std::uint32_t 
       const std::uint64_t must_meet = k < best.k ? best.blocks : best.blocks - 1;
       if (must_meet == 0 || !meets(must_meet)) continue;
     }
-    const auto blocks = detail::smallest_meeting(guess, max_blocks, meets);
+    const auto blocks = detail::smallest_meeting(guess, limit, meets);
     if (!blocks) continue;
     if (*blocks < best.blocks || (*blocks == best.blocks && k < best.k)) best = {*blocks, k};
   }
   if (best.blocks == std::numeric_limits<std::uint64_t>::max()) {
-    throw error(errc::invalid_argument, "n and p need more than 2^32 blocks");
+    detail::refuse_block_target(block_bits == 512 ? "blocked_bloom" : "a blocked layout", n, p, block_bits, limit);
   }
   return best;
 }
+
+namespace detail {
+
+inline std::uint64_t block_search_limit(std::uint64_t n, double p, std::uint32_t block_bits) {
+  constexpr std::uint64_t max_blocks = std::uint64_t{1} << 32;
+  const double bits = max_size_over_classic * static_cast<double>(bits_for(n, p)) + 2.0 * block_bits;
+  const double blocks = std::ceil(bits / block_bits);
+  return blocks >= static_cast<double>(max_blocks) ? max_blocks : static_cast<std::uint64_t>(blocks);
+}
+
+[[noreturn]] inline void refuse_block_target(const char* layout, std::uint64_t n, double p, std::uint32_t block_bits,
+                                             std::uint64_t limit) {
+  const std::string rate = bloomkit::detail::format_number(p);
+  const std::string keys = std::to_string(n);
+  if (limit == std::uint64_t{1} << 32 &&
+      static_cast<double>(limit) * block_bits <
+          max_size_over_classic * static_cast<double>(bits_for(n, p)) + 2.0 * block_bits) {
+    throw error(errc::invalid_argument, std::string(layout) + ": " + keys + " keys at false-positive rate " + rate +
+                                            " need more than 2^32 blocks of " + std::to_string(block_bits) + " bits");
+  }
+  const double standard = bits_per_key_for(p);
+  throw error(errc::invalid_argument,
+              std::string(layout) + " cannot reach false-positive rate " + rate + " efficiently for " + keys +
+                  " keys: it would need more than " + bloomkit::detail::format_number(max_size_over_classic) +
+                  " times the " + bloomkit::detail::format_number(std::round(standard * 10.0) / 10.0) +
+                  " bits per key of a standard filter (all of a key's probes fall in one " +
+                  std::to_string(block_bits) +
+                  "-bit block, so its rate has a floor). Use standard_bloom (StandardBloom, --kind standard), "
+                  "which reaches any rate, or a larger rate; a size given explicitly (with_blocks, --bits) is "
+                  "not refused");
+}
+
+}  // namespace detail
 
 /// Classic FPR with k chosen optimally for the given bits per key.
 inline double fpr_for(double bits_per_key, double k) {

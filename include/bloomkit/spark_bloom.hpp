@@ -270,7 +270,7 @@ class spark_bloom : public detail::jvm_bloom_owner<detail::basic_spark_bloom, sp
   /// Spark throws (n < 1, p outside (0, 1), more than 2^31 - 1 words).
   static spark_bloom create(std::uint64_t expected_items, double fpp) {
     detail::require(fpp > 0.0 && fpp < 1.0, errc::invalid_argument,
-                    "spark_bloom: fpp must be in (0, 1), got " + std::to_string(fpp));
+                    "spark_bloom: fpp must be in (0, 1), got " + bloomkit::detail::format_number(fpp));
     detail::require(expected_items >= 1 && expected_items <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()),
                     errc::invalid_argument, "spark_bloom: expected items must be positive");
     const double ln2 = std::log(2.0);

@@ -58,7 +58,7 @@ inline void validate(const standard_bloom_params& p, const param_check& check = 
   check(p.bits >= 1 && p.bits <= (std::uint64_t{1} << 63), "bits", "= " + std::to_string(p.bits) + " is not in [1, 2^63]");
   check(p.k >= 1 && p.k <= 64, "k", "= " + std::to_string(p.k) + " is not in [1, 64]");
   check(p.capacity >= 1, "capacity", "is 0; a filter's design capacity is at least 1");
-  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + std::to_string(p.target_fpr) + " is not in (0, 1)");
+  check(p.target_fpr > 0.0 && p.target_fpr < 1.0, "target_fpr", "= " + bloomkit::detail::format_number(p.target_fpr) + " is not in (0, 1)");
   check(is_known(p.hash.algorithm), "hash_algorithm", "is not a known hash algorithm");
   check(is_known(p.hash.keys), "key_type", "is not a known key type");
 }

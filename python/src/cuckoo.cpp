@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "bloomkit/cuckoo_filter.hpp"
+#include "counts.hpp"
 #include "kinds.hpp"
 
 namespace bloomkit::python {
@@ -43,9 +44,9 @@ void bind_cuckoo(nb::module_& m) {
   auto cls = bind_kind<F>(m, cuckoo_doc);
   cls.def(
       "__init__",
-      [](W* self, std::uint64_t capacity, double fpr, std::string_view widths, std::string_view hash,
+      [](W* self, count_arg capacity, double fpr, std::string_view widths, std::string_view hash,
          std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
-        new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed, key_type), parse_widths(widths)));
+        new (self) W(F(capacity.get("capacity"), fpr, make_hash_spec(hash, hash_seed, key_type), parse_widths(widths)));
       },
       "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "widths"_a = "smallest", "hash"_a = "xxh3_64", "hash_seed"_a = 0,
       "key_type"_a = nb::none(),
@@ -53,8 +54,10 @@ void bind_cuckoo(nb::module_& m) {
       "outside (0, 1), or an fpr below what 16-bit fingerprints reach, about 1.2e-4).");
   cls.def_static(
       "with_buckets",
-      [](std::uint64_t buckets, std::uint32_t fingerprint_bits, std::optional<std::uint64_t> capacity,
+      [](count_arg buckets_arg, std::uint32_t fingerprint_bits, std::optional<count_arg> capacity_arg,
          std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
+        const std::uint64_t buckets = buckets_arg.get("buckets");
+        const std::optional<std::uint64_t> capacity = count_of(capacity_arg, "capacity");
         // The design point: 95 % of the slots unless given, at the FPR of that
         // load. (The constructor checks buckets before this product matters.)
         const std::uint64_t slots = std::max<std::uint64_t>(buckets * 4, 1);

@@ -660,6 +660,31 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       .def(
           "__deepcopy__", [](nb::handle self, nb::handle) { return same_class_result<W>{self.attr("copy")()}; }, "memo"_a,
           "copy.deepcopy(f): same as f.copy().")
+      // Value equality, as SparkBloom and GuavaBloom have: two filters are
+      // equal when their files would be (the file holds the kind, the
+      // parameters, the hash spec with the key type, the bits or slots, and
+      // the counts), so f == f.copy() and a mapped filter equals the owner it
+      // was saved from. Each side is read under its own lock in turn, never
+      // both at once (two threads comparing a == b and b == a cannot
+      // deadlock).
+      .def(
+          "__eq__",
+          [](nb::handle self, nb::handle other) -> nb::object {
+            if (!nb::isinstance<W>(other)) return nb::borrow(Py_NotImplemented);
+            if (self.is(other)) return nb::bool_(true);
+            const nb::bytes a = encode_bytes(nb::cast<const W&>(self));
+            const nb::bytes b = encode_bytes(nb::cast<const W&>(other));
+            return nb::bool_(a.equal(b));
+          },
+          "other"_a.none(),
+          "Value equality: the same kind, parameters, hash spec (key type included), bits and counts, as\n"
+          "to_bytes() would show; another class compares unequal.");
+  // Mutable (and, when mapped, closable) containers compare by value, so
+  // they are not hashable: a hash would change with every add. Static kinds
+  // follow, so that no kind's filters are set members or dict keys
+  // (to_bytes() is one, where that is what is wanted).
+  cls.attr("__hash__") = nb::none();
+  cls
       .def("__repr__", [name](const W& self) {
         const auto lock = self.read_lock();
         if (!self.owned && !self.view) return std::string("<") + name + " (closed)>";

@@ -8,6 +8,7 @@
 #include "bloomkit/scalable_bloom.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
+#include "counts.hpp"
 #include "kinds.hpp"
 
 namespace bloomkit::python {
@@ -134,10 +135,11 @@ void bind_filters(nb::module_& m) {
     bind_fold<split_block_bloom>(cls);
     cls.def_static(
             "with_blocks",
-            [](std::uint64_t num_blocks, std::optional<std::uint64_t> capacity, double fpr, std::string_view hash,
+            [](count_arg num_blocks_arg, std::optional<count_arg> capacity, double fpr, std::string_view hash,
                std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
+              const std::uint64_t num_blocks = num_blocks_arg.get("num_blocks");
               return W(split_block_bloom(block_filter_params{num_blocks, 8,
-                                                             design_capacity(capacity, checked_block_bits(num_blocks, max_blocks, 256, "SplitBlockBloom"), fpr), fpr,
+                                                             design_capacity(count_of(capacity, "capacity"), checked_block_bits(num_blocks, max_blocks, 256, "SplitBlockBloom"), fpr), fpr,
                                                              make_hash_spec(hash, hash_seed, key_type)}));
             },
             "num_blocks"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh64",
@@ -146,8 +148,8 @@ void bind_filters(nb::module_& m) {
             "design point (for saturated); capacity defaults to what the bits hold at fpr.")
         .def_static(
             "parquet_sized",
-            [](std::uint64_t ndv, double fpp, std::string_view writer, const std::optional<std::string>& key_type) {
-              split_block_bloom f = parquet_sized_split_block(ndv, fpp, parse_writer(writer));
+            [](count_arg ndv, double fpp, std::string_view writer, const std::optional<std::string>& key_type) {
+              split_block_bloom f = parquet_sized_split_block(ndv.get("ndv"), fpp, parse_writer(writer));
               f.adopt_key_type(key_type_argument(key_type));
               return W(std::move(f));
             },
@@ -179,9 +181,10 @@ void bind_filters(nb::module_& m) {
   bind_fold<blocked_bloom>(blocked_cls);
   blocked_cls.def_static(
           "with_blocks",
-          [](std::uint64_t num_blocks, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
+          [](count_arg num_blocks_arg, std::uint32_t k, std::optional<count_arg> capacity, double fpr,
              std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
-            const std::uint64_t design = design_capacity(capacity, checked_block_bits(num_blocks, max_blocks, 512, "BlockedBloom"), fpr);
+            const std::uint64_t num_blocks = num_blocks_arg.get("num_blocks");
+            const std::uint64_t design = design_capacity(count_of(capacity, "capacity"), checked_block_bits(num_blocks, max_blocks, 512, "BlockedBloom"), fpr);
             return py_filter<blocked_bloom>(blocked_bloom(
                 block_filter_params{num_blocks, k, design, fpr, make_hash_spec(hash, hash_seed, key_type)}));
           },
@@ -192,10 +195,10 @@ void bind_filters(nb::module_& m) {
   bind_kind<standard_bloom>(m, standard_doc)
       .def_static(
           "with_bits",
-          [](std::uint64_t bits, std::uint32_t k, std::string_view hash, std::uint64_t hash_seed,
+          [](count_arg bits, std::uint32_t k, std::string_view hash, std::uint64_t hash_seed,
              const std::optional<std::string>& key_type) {
             return py_filter<standard_bloom>(
-                standard_bloom::with_bits(bits, k, make_hash_spec(hash, hash_seed, key_type)));
+                standard_bloom::with_bits(bits.get("bits"), k, make_hash_spec(hash, hash_seed, key_type)));
           },
           "bits"_a, "k"_a, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0, "key_type"_a = nb::none(),
           "A filter of exactly `bits` bits (1 to 2**63) and k probes (1 to 64); the design point is the\n"
@@ -205,9 +208,10 @@ void bind_filters(nb::module_& m) {
     auto cls = bind_kind<counting_bloom>(m, counting_doc);
     cls.def_static(
            "with_counters",
-           [](std::uint64_t counters, std::uint32_t k, std::optional<std::uint64_t> capacity, double fpr,
+           [](count_arg counters_arg, std::uint32_t k, std::optional<count_arg> capacity, double fpr,
               std::string_view hash, std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
-             return W(counting_bloom(counting_bloom_params{counters, k, design_capacity(capacity, counters, fpr), fpr,
+             const std::uint64_t counters = counters_arg.get("counters");
+             return W(counting_bloom(counting_bloom_params{counters, k, design_capacity(count_of(capacity, "capacity"), counters, fpr), fpr,
                                                            make_hash_spec(hash, hash_seed, key_type)}));
            },
            "counters"_a, "k"_a, nb::kw_only(), "capacity"_a = nb::none(), "fpr"_a = 0.01, "hash"_a = "xxh3_64",
@@ -226,9 +230,9 @@ void bind_filters(nb::module_& m) {
     auto cls = bind_kind<scalable_bloom>(m, scalable_doc);
     cls.def(
         "__init__",
-        [](W* self, std::uint64_t initial_capacity, double fpr, double growth, double tightening, std::string_view hash,
+        [](W* self, count_arg initial_capacity, double fpr, double growth, double tightening, std::string_view hash,
            std::uint64_t hash_seed, const std::optional<std::string>& key_type) {
-          new (self) W(scalable_bloom(initial_capacity, fpr, make_hash_spec(hash, hash_seed, key_type), growth,
+          new (self) W(scalable_bloom(initial_capacity.get("initial_capacity"), fpr, make_hash_spec(hash, hash_seed, key_type), growth,
                                       tightening));
         },
         "initial_capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "growth"_a = 2.0, "tightening"_a = 0.85,

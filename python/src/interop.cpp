@@ -156,7 +156,10 @@ void bind_interop(nb::module_& m) {
       .def_prop_ro("popcount", [](const spark_bloom& f) { return f.popcount(); }, "Spark's cardinality(): bits set.")
       .def_prop_ro("fill_ratio", [](const spark_bloom& f) { return f.fill_ratio(); })
       .def_prop_ro("estimated_fpr", [](const spark_bloom& f) { return f.estimated_fpr(); }, "Spark's expectedFpp(): fill^k.")
-      .def("__eq__", [](const spark_bloom& a, const spark_bloom& b) { return a == b; });
+      .def("__eq__", [](const spark_bloom& a, const spark_bloom& b) { return a == b; }, nb::is_operator(),
+           "Value equality (the same bits, k, seed and version or strategy); another class compares unequal.");
+  // Mutable and compared by value, so not hashable (as bloomkit's own kinds).
+  m.attr("SparkBloom").attr("__hash__") = nb::none();
 
   nb::class_<guava_bloom>(m, "GuavaBloom",
                           "Guava's com.google.common.hash.BloomFilter, bit for bit: answers as its mightContain.\n"
@@ -185,7 +188,10 @@ void bind_interop(nb::module_& m) {
       .def_prop_ro("popcount", [](const guava_bloom& f) { return f.popcount(); })
       .def_prop_ro("fill_ratio", [](const guava_bloom& f) { return f.fill_ratio(); })
       .def_prop_ro("estimated_fpr", [](const guava_bloom& f) { return f.estimated_fpr(); }, "Guava's expectedFpp(): fill^k.")
-      .def("__eq__", [](const guava_bloom& a, const guava_bloom& b) { return a == b; });
+      .def("__eq__", [](const guava_bloom& a, const guava_bloom& b) { return a == b; }, nb::is_operator(),
+           "Value equality (the same bits, k, seed and version or strategy); another class compares unequal.");
+  // Mutable and compared by value, so not hashable (as bloomkit's own kinds).
+  m.attr("GuavaBloom").attr("__hash__") = nb::none();
 
   m.def(
       "from_jvm_bytes", [](const nb::bytes& data) { return to_python(read_jvm_filter(bytes_of(data))); }, "data"_a,

@@ -12,6 +12,7 @@
 // what is its own (exact-parameter constructors, kind-specific state).
 #pragma once
 
+#include "counts.hpp"
 #include "filter_class.hpp"
 
 namespace bloomkit::python {
@@ -210,14 +211,14 @@ nb::class_<py_filter<F>> bind_kind(nb::module_& m, const char* doc) {
   if constexpr (requires { K::plain_init; }) {
     cls.def(
         "__init__",
-        [](W* self, std::uint64_t capacity, double fpr, std::string_view hash, std::uint64_t hash_seed,
+        [](W* self, count_arg capacity, double fpr, std::string_view hash, std::uint64_t hash_seed,
            const std::optional<std::string>& key_type) {
-          new (self) W(F(capacity, fpr, make_hash_spec(hash, hash_seed, key_type)));
+          new (self) W(F(capacity.get("capacity"), fpr, make_hash_spec(hash, hash_seed, key_type)));
         },
         "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = algorithm_name(kind_traits<F>::default_hash),
         "hash_seed"_a = kind_traits<F>::default_hash.seed, "key_type"_a = nb::none(),
         "A filter for `capacity` keys at false-positive rate `fpr` (InvalidArgumentError for capacity 0 or\n"
-        "fpr outside (0, 1)). `key_type` ('int64', 'bytes', ...; docs/KEYS.md) fixes what its keys are;\n"
+        "fpr outside (0, 1)). `capacity` is an int or a whole float (1e6); 1.5 is a TypeError. `key_type` ('int64', 'bytes', ...; docs/KEYS.md) fixes what its keys are;\n"
         "by default the first typed insert decides.");
   }
   if constexpr (has_blocks<F>) {

@@ -4,6 +4,7 @@
 // surface (add slides a count window; test-and-add; merge refused); here the
 // time-window constructor, the calls that take a time, and the window's state.
 #include "bloomkit/age_partitioned_bloom.hpp"
+#include "counts.hpp"
 #include "kinds.hpp"
 
 namespace bloomkit::python {
@@ -115,9 +116,9 @@ void bind_window(nb::module_& m) {
   auto cls = bind_kind<F>(m, window_doc);
   cls.def(
       "__init__",
-      [](W* self, std::uint64_t window, double fpr, std::string_view hash, std::uint64_t hash_seed,
+      [](W* self, count_arg window, double fpr, std::string_view hash, std::uint64_t hash_seed,
          const std::optional<std::string>& key_type) {
-        new (self) W(F(window, fpr, make_hash_spec(hash, hash_seed, key_type)));
+        new (self) W(F(window.get("window"), fpr, make_hash_spec(hash, hash_seed, key_type)));
       },
       "window"_a, "fpr"_a = 0.01, nb::kw_only(), "hash"_a = "xxh3_64", "hash_seed"_a = 0, "key_type"_a = nb::none(),
       "A count window: the last `window` keys are always reported, at an FPR of at most `fpr` at every\n"

@@ -231,3 +231,46 @@ def test_messages_name_the_real_problem():
     with pytest.raises(bloomkit.InvalidArgumentError, match=r"growth = 0\.5 is not in \[1, 16\]"):
         bloomkit.ScalableBloom(1000, 0.01, growth=0.5)
     assert 0 < bloomkit.ScalableBloom(1000, 1e-17).design_fpr <= 1e-17
+
+
+def test_unreachable_rates_are_refused_before_any_allocation():
+    # BlockedBloom(1000, 1e-30) tried to allocate 44.9 GB and SplitBlockBloom(1000, 1e-17) 2.9 GB:
+    # a block layout past 64x the standard filter's size says so, naming the kind that reaches any
+    # rate and how to give a size explicitly (issue 37 item 8).
+    for make in (lambda: bloomkit.BlockedBloom(1000, 1e-30), lambda: bloomkit.SplitBlockBloom(1000, 1e-17),
+                 lambda: bloomkit.ScalableBloom(1000, 1e-30)):
+        with pytest.raises(bloomkit.InvalidArgumentError, match=r"cannot reach false-positive rate .* efficiently") as e:
+            make()
+        assert "StandardBloom" in str(e.value) and "with_blocks" in str(e.value)
+        assert "0.000000" not in str(e.value)
+    assert 0 < bloomkit.StandardBloom(1000, 1e-30).design_fpr <= 1e-30
+    # Asked for explicitly, a size is not refused.
+    assert bloomkit.BlockedBloom.with_blocks(4, 16, capacity=1000, fpr=1e-30).num_blocks == 4
+    for make in (lambda: bloomkit.Ribbon(["a"], fpr=1e-30), lambda: bloomkit.BinaryFuse(["a"], fpr=1e-30)):
+        with pytest.raises(bloomkit.InvalidArgumentError, match=r"fpr 1e-30 is below that: use StandardBloom"):
+            make()
+
+
+def test_counts_take_whole_floats():
+    # SplitBlockBloom(1e6) was a nanobind signature error; a whole float is a count, 1.5 is not
+    # (issue 37 item 9).
+    assert bloomkit.SplitBlockBloom(1e6).capacity == 10**6
+    assert bloomkit.StandardBloom(2.5e3, 0.01).capacity == 2500
+    assert bloomkit.ScalableBloom(1e3).capacity == 1000
+    assert bloomkit.CuckooFilter(1e4).capacity == 10**4
+    assert bloomkit.AgePartitionedBloom(1e3).to_bytes() == bloomkit.AgePartitionedBloom(1000).to_bytes()
+    assert bloomkit.BlockedBloom.with_blocks(8.0, 7, capacity=100.0).num_blocks == 8
+    assert bloomkit.StandardBloom.with_bits(1024.0, 3).bit_count == 1024
+    assert bloomkit.SplitBlockBloom(np.float64(1e3)).capacity == 1000
+    assert bloomkit.SplitBlockBloom(np.int64(1000)).capacity == 1000
+    with pytest.raises(TypeError, match=r"capacity must be a whole number, got 1\.5"):
+        bloomkit.SplitBlockBloom(1.5)
+    with pytest.raises(TypeError, match=r"num_blocks must be a whole number, got 2\.5"):
+        bloomkit.BlockedBloom.with_blocks(2.5, 7)
+    for bad in (-1.0, 2.0**64, math.inf, math.nan):
+        with pytest.raises(bloomkit.InvalidArgumentError, match="capacity must be a whole number"):
+            bloomkit.BlockedBloom(bad)
+    with pytest.raises(TypeError):
+        bloomkit.BlockedBloom(-1)  # a negative int stays a signature error, as before
+    with pytest.raises(TypeError):
+        bloomkit.BlockedBloom("1000")

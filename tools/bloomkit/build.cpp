@@ -55,7 +55,7 @@ struct build_options {
   std::string output;
   std::string kind = "blocked";
   double fpr = 0.01;
-  std::optional<std::int64_t> capacity;  // signed, so "-5" is refused as negative, not wrapped
+  std::optional<std::uint64_t> capacity;  // count_notation refuses "-5" before CLI11 could wrap it
   std::optional<std::uint64_t> bits;
   std::optional<std::uint32_t> hashes;
   std::optional<std::uint64_t> window;
@@ -340,7 +340,7 @@ int run_build(const build_options& o) {
   }
   check_window_seconds(entry.kind, o.window_seconds, sequences);
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
-  if (o.capacity && *o.capacity <= 0) {
+  if (o.capacity && *o.capacity == 0) {
     throw usage_error("--capacity must be at least 1, got " + std::to_string(*o.capacity));
   }
   if (o.bits && *o.bits == 0) throw usage_error("--bits must be at least 1");
@@ -396,17 +396,12 @@ int run_build(const build_options& o) {
     // Static kinds: the stored width fixes the FPR at 2^-f, so --fpr picks the
     // narrowest width at or below it (kind_traits<F>::fpr_bits).
     if (o.fpr < min_fpr_of(entry.kind)) {
-      char figure[64];
-      std::snprintf(figure, sizeof figure, "%g", o.fpr);
-      throw usage_error("--kind " + std::string(entry.name) + " reaches FPR 2^-16 (0.0000153) at best; --fpr " + figure +
-                        " is below that: use --kind standard, which reaches any FPR (" +
-                        std::to_string(static_cast<int>(std::ceil(sizing::bits_per_key_for(o.fpr)))) +
-                        " bits per key here)");
+      refuse_fpr_target(entry, o.capacity.value_or(1), o.fpr, "its fingerprints reach FPR 2^-16 (1.53e-05) at best", "");
     }
     note_static_width(entry, o.fpr);
     // ---- a static kind: every hash in memory, then one construction ----------
     std::vector<std::uint64_t> all;
-    if (o.capacity) all.reserve(static_cast<std::size_t>(std::min<std::int64_t>(*o.capacity, std::int64_t{1} << 24)));
+    if (o.capacity) all.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*o.capacity, std::uint64_t{1} << 24)));
     progress_bar bar("read", total_bytes, !o.quiet);
     if (sequences) {
       for (const auto& path : inputs) {
@@ -631,10 +626,12 @@ void register_build(CLI::App& app, command_table& table) {
   sub->add_option("-o,--output", o->output, "the filter file to write (appears only when complete)")->required();
   sub->add_option("-k,--kind", o->kind, "filter kind: " + kind_names() + " (default blocked)");
   sub->add_option("-p,--fpr", o->fpr, "target false-positive rate in (0, 1) (default 0.01)");
-  sub->add_option("-n,--capacity", o->capacity, "design number of keys (default: count the input)");
+  sub->add_option("-n,--capacity", o->capacity, "design number of keys, e.g. 5000000 or 5e6 (default: count the input)")
+      ->transform(count_notation());
   sub->add_option("--bits", o->bits,
                   "exact size in bits (counters for counting; rounded up to whole blocks); the design point is then "
-                  "--capacity or the keys counted, at the FPR the formula gives");
+                  "--capacity or the keys counted, at the FPR the formula gives")
+      ->transform(count_notation());
   sub->add_option("--hashes", o->hashes,
                   "exact probes per key (k) for standard, blocked and counting; with --bits, or alone to size for "
                   "--fpr with this k");
@@ -649,7 +646,7 @@ void register_build(CLI::App& app, command_table& table) {
   sub->add_option("--window", o->window,
                   "--kind window: remember the last N keys (older ones are forgotten); with --window-seconds, the "
                   "most keys any window of that many seconds holds")
-      ->check(not_negative());
+      ->transform(count_notation());
   sub->add_option("--window-seconds", o->window_seconds,
                   "--kind window: a time window of T seconds instead of N keys: every line is TIME<TAB>KEY (TIME in "
                   "whole seconds, e.g. Unix time, never decreasing); keys older than T seconds are forgotten. Query "

@@ -26,15 +26,12 @@ class usage_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A CLI11 check for an unsigned count option: refuses a leading '-', which
-/// CLI11 would otherwise convert by wrapping ("-5" becomes 2^64 - 5).
-inline CLI::Validator not_negative() {
-  return CLI::Validator(
-      [](std::string& value) {
-        return !value.empty() && value.front() == '-' ? "must not be negative, got " + value : std::string();
-      },
-      "N >= 0");
-}
+/// A CLI11 transform for a count option (keys, bits, a window): rewrites
+/// scientific notation and integral decimals ("1e15", "2.5e3", "1000.0") to
+/// the plain integer CLI11 converts, exactly (no rounding through a double),
+/// and refuses a negative value, a fraction ("1.5") or one past 2^64 - 1 by
+/// saying which. Plain digits pass through unchanged.
+CLI::Validator count_notation();
 
 /// Subcommands and what to run for each.
 using command_table = std::vector<std::pair<CLI::App*, std::function<int()>>>;

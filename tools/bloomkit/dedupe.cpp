@@ -71,6 +71,7 @@ int run_dedupe(const dedupe_options& o) {
     throw usage_error("--window applies to --kind window only");
   }
   check_window_seconds(entry.kind, o.window_seconds, false);
+  check_fpr_reachable(entry, o.window ? *o.window : o.capacity, o.fpr);
   const key_format format = parse_key_format(o.format);
   std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
   int stdin_uses = 0;
@@ -197,11 +198,12 @@ void register_dedupe(CLI::App& app, command_table& table) {
   sub->add_option("-k,--kind", o->kind, "filter kind (default scalable): " + kind_names());
   sub->add_option("-p,--fpr", o->fpr, "the chance a new line is wrongly dropped, in (0, 1) (default 1e-4)");
   sub->add_option("-n,--capacity", o->capacity,
-                  "expected distinct lines (default 10000000; scalable grows past it)");
+                  "expected distinct lines, e.g. 10000000 or 1e7 (default 10000000; scalable grows past it)")
+      ->transform(count_notation());
   sub->add_option("--window", o->window,
                   "--kind window: lines are unique within the last N lines; with --window-seconds, the most keys "
                   "any window of that many seconds holds")
-      ->check(not_negative());
+      ->transform(count_notation());
   sub->add_option("--window-seconds", o->window_seconds,
                   "--kind window: unique within the last T seconds instead of N lines: every line is TIME<TAB>KEY "
                   "(TIME in whole seconds, never decreasing, as for build --window-seconds); the whole line is "

@@ -12,6 +12,8 @@
 
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/counting_bloom.hpp"
+#include "bloomkit/cuckoo_filter.hpp"
+#include "bloomkit/scalable_bloom.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
@@ -169,36 +171,63 @@ const kind_entry& find_kind(std::string_view name) {
                     kind_names() + ")");
 }
 
+void refuse_fpr_target(const kind_entry& entry, std::uint64_t capacity, double target_fpr, const std::string& why,
+                       const std::string& also) {
+  char standard[32];
+  std::snprintf(standard, sizeof standard, "%.1f",
+                standard_bits_per_key(std::max<std::uint64_t>(capacity, 1), target_fpr));
+  throw usage_error("--kind " + std::string(entry.name) + " cannot reach --fpr " +
+                    bloomkit::detail::format_number(target_fpr) + ": " + why +
+                    ". Use --kind standard, which reaches any FPR (" + standard + " bits per key here)" + also +
+                    ", or a larger --fpr" +
+                    (has_exact_parameters(entry.kind) ? " (or give the size yourself with --bits)" : ""));
+}
+
 void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double target_fpr) {
-  if (entry.kind != filter_kind::blocked_bloom && entry.kind != filter_kind::split_block_bloom) return;
   const std::uint64_t n = std::max<std::uint64_t>(capacity, 1);
-  const double standard = standard_bits_per_key(n, target_fpr);
-  // Below the floor region the block search itself gets long; a quick bound
-  // first: the kind needs at least as many bits as the standard filter.
+  if (entry.kind == filter_kind::cuckoo_filter) {
+    const double floor = bloomkit::detail::cuckoo_fpr(bloomkit::detail::cuckoo_plan_load, 16);
+    if (target_fpr < floor) {
+      char why[96];
+      std::snprintf(why, sizeof why, "its 16-bit fingerprints reach FPR %.3g at best (at 95 %% load)", floor);
+      refuse_fpr_target(entry, n, target_fpr, why, "");
+    }
+    return;
+  }
+  const bool scalable = entry.kind == filter_kind::scalable_bloom;
+  if (entry.kind != filter_kind::blocked_bloom && entry.kind != filter_kind::split_block_bloom && !scalable) return;
+  const bool split = entry.kind == filter_kind::split_block_bloom;
+  const int block_bits = split ? 256 : 512;
+  const std::string floor_words = "all of a key's probes fall in one " + std::to_string(block_bits) +
+                                  "-bit block, so a block filter's FPR has a floor and shrinks only slowly with "
+                                  "more memory";
+  const std::string ribbon =
+      target_fpr >= std::ldexp(1.0, -16) ? " (or --kind ribbon, about 1.05 log2(1/p) bits per key)" : "";
+  // A scalable filter's first stage is a blocked filter at (1 - r) times the
+  // target (r the tightening ratio), its later stages tighter still.
+  const double stage_fpr = scalable ? target_fpr * (1.0 - scalable_bloom_params{}.tightening) : target_fpr;
   std::uint64_t bits = 0;
   try {
-    bits = entry.kind == filter_kind::split_block_bloom
-               ? sizing::split_block_blocks_for(n, target_fpr) * 256
-               : sizing::blocked_blocks_for(n, target_fpr, 512, blocked_max_k).blocks * 512;
+    bits = split ? sizing::split_block_blocks_for(n, stage_fpr) * 256
+                 : sizing::blocked_blocks_for(n, stage_fpr, 512, blocked_max_k).blocks * 512;
   } catch (const error&) {
-    return;  // more than 2^32 blocks: the construction reports that size itself
+    // Past sizing::max_size_over_classic times the standard size (or 2^32
+    // blocks): the library refuses to plan it.
+    char why[160];
+    std::snprintf(why, sizeof why, "it would need over %g times the bits of --kind standard%s (not efficient); ",
+                  sizing::max_size_over_classic, scalable ? " for its first stage (a blocked filter)" : "");
+    refuse_fpr_target(entry, n, target_fpr, why + floor_words, ribbon);
   }
+  if (scalable) return;  // within reach: the stages' sizes are the growth plan's, not refused here
+  const double standard = standard_bits_per_key(n, target_fpr);
   const double per_key = static_cast<double>(bits) / static_cast<double>(n);
   // Twice the standard filter's bits, plus two blocks: a handful of keys in
   // one or two blocks is a few hundred bytes, not a waste worth refusing.
-  const double block_bits = entry.kind == filter_kind::split_block_bloom ? 256.0 : 512.0;
   if (static_cast<double>(bits) <= 2.0 * standard * static_cast<double>(n) + 2.0 * block_bits) return;
-  char message[640];
-  std::snprintf(message, sizeof message,
-                "--kind %s cannot reach --fpr %g efficiently: it would need %.0f bits per key (%.4g bytes for %llu "
-                "keys), where --kind standard needs %.1f. All of a key's probes fall in one %d-bit block, so a "
-                "block filter's FPR has a floor and shrinks only slowly with more memory. Use --kind standard%s, "
-                "or a larger --fpr.",
-                std::string(entry.name).c_str(), target_fpr, per_key, static_cast<double>(bits) / 8.0,
-                static_cast<unsigned long long>(n), standard,
-                entry.kind == filter_kind::split_block_bloom ? 256 : 512,
-                target_fpr >= std::ldexp(1.0, -16) ? " (or --kind ribbon, about 1.05 log2(1/p) bits per key)" : "");
-  throw usage_error(message);
+  char why[256];
+  std::snprintf(why, sizeof why, "it would need %.0f bits per key (%.4g bytes for %llu keys); ", per_key,
+                static_cast<double>(bits) / 8.0, static_cast<unsigned long long>(n));
+  refuse_fpr_target(entry, n, target_fpr, why + floor_words, ribbon);
 }
 
 bool has_exact_parameters(filter_kind kind) noexcept {

@@ -31,7 +31,17 @@ struct kind_entry {
 /// figures and the kind to use instead. Refused when the kind needs more
 /// than twice the standard filter's bits (plus two blocks, so that a few
 /// keys in a block or two are never refused).
+/// Cuckoo filters are refused below what 16-bit fingerprints reach, and
+/// scalable ones where their first (blocked) stage is past what the library
+/// plans (sizing::max_size_over_classic).
 void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double target_fpr);
+
+/// The one form of every "this kind cannot reach --fpr" refusal (usage
+/// error, exit 1): "--kind K cannot reach --fpr P: WHY. Use
+/// --kind standard, which reaches any FPR (B bits per key here)ALSO, or a
+/// larger --fpr (...)", B for `capacity` keys.
+[[noreturn]] void refuse_fpr_target(const kind_entry& entry, std::uint64_t capacity, double target_fpr,
+                                    const std::string& why, const std::string& also);
 
 /// True for the kinds that take exact parameters (--bits, --hashes):
 /// standard, blocked, split-block, counting.

@@ -15,6 +15,11 @@ void check_output(const std::string& output, const std::vector<std::string>& inp
   }
   struct stat out {};
   if (output.empty() || ::stat(output.c_str(), &out) != 0) return;  // a new file: nothing to lose
+  if (S_ISDIR(out.st_mode)) {
+    // The rename at the end would fail only after all the work.
+    throw usage_error(std::string(option) + " " + output + " is a folder: name the file to write (e.g. " +
+                      (output.back() == '/' ? output : output + "/") + "filter.bkf)");
+  }
   for (const auto& input : inputs) {
     struct stat in {};
     const int rc = input == "-" ? ::fstat(STDIN_FILENO, &in) : ::stat(input.c_str(), &in);

@@ -21,8 +21,8 @@
 
 namespace bloomkit::cli {
 
-/// Throws usage_error (exit 1) when `output` is "-" (stdout), or exists and
-/// is the same file as one of `inputs` ("-" is stdin, compared by what fd 0
+/// Throws usage_error (exit 1) when `output` is "-" (stdout), is a folder,
+/// or exists and is the same file as one of `inputs` ("-" is stdin, compared by what fd 0
 /// is). `option` names the output in the message ("-o"). Inputs that do not
 /// exist are ignored (the command reports them itself).
 void check_output(const std::string& output, const std::vector<std::string>& inputs, std::string_view option = "-o");

@@ -74,8 +74,10 @@ int run_set_op(set_op op, const set_options& o) {
   any_filter result = std::move(*first);
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
     const any_filter other = load(std::filesystem::path(o.inputs[i]));
+    // The files in the order every "X vs Y" below gives their values: the
+    // result so far (the first file's parameters) first.
     const std::string prefix =
-        std::string("cannot ") + verb + " " + o.inputs[i] + " with " + o.inputs[0] + ": ";
+        std::string("cannot ") + verb + " " + o.inputs[0] + " with " + o.inputs[i] + ": ";
     if (kind_of(other) != kind_of(result)) {
       throw error(errc::mismatch, prefix + "kinds differ (" + std::string(to_string(kind_of(result))) + " vs " +
                                       std::string(to_string(kind_of(other))) + ")");

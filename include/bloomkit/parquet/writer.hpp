@@ -249,7 +249,7 @@ inline std::vector<std::byte> write_file(const column_spec& column, std::span<co
   using detail::ctype;
   bloomkit::detail::require(options.row_group_rows >= 1, errc::invalid_argument, "row_group_rows must be at least 1");
   bloomkit::detail::require(options.fpp > 0.0 && options.fpp < 1.0, errc::invalid_argument,
-                            "fpp must be in (0, 1), got " + std::to_string(options.fpp));
+                            "fpp must be in (0, 1), got " + bloomkit::detail::format_number(options.fpp));
   bloomkit::detail::require(column.type != physical_type::boolean, errc::unsupported,
                             "BOOLEAN columns get no Bloom filter (writers disagree on the hashed bytes)");
   bloomkit::detail::require(column.type != physical_type::fixed_len_byte_array || column.type_length > 0,
