@@ -52,8 +52,11 @@ apt_install() {
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
+  # One line that counts the packages apt sets up (a fresh machine installs
+  # a few hundred, which takes minutes): progress without apt's full log.
   # shellcheck disable=SC2086
-  $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  $sudo apt-get install -y -q --no-install-recommends $missing |
+    awk '/^Setting up /{n++; printf "\r    set up %d packages (%s)\033[K", n, $3} END{if (n) printf "\n"}' >&2
 }
 
 setup_core() { apt_install "${CORE_PACKAGES[@]}"; }
