@@ -8,7 +8,8 @@
 #   ./bloomkit.sh build [PRESET]  configure and build a CMake preset (default release)
 #   ./bloomkit.sh bench [ARGS]    build and run bench/compare (ARGS passed through)
 #   ./bloomkit.sh serve [--port N]  build the playground and serve it on 127.0.0.1
-#   ./bloomkit.sh install [PREFIX]  build the CLI and install it (default ~/.local/bin)
+#   ./bloomkit.sh install [PREFIX]  build the CLI and install it (default ~/.local/bin), with its
+#                                 man page and bash/zsh/fish completion under PREFIX/share
 #   ./bloomkit.sh test-gpu [ARGS]  on a machine with nvcc and an NVIDIA GPU: build the
 #                                 CUDA component (cuda/), run its tests and gpu_bench
 #   ./bloomkit.sh install-postgres  build the PostgreSQL extension (postgres/) and install it
@@ -51,8 +52,11 @@ apt_install() {
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
+  # One line that counts the packages apt sets up (a fresh machine installs
+  # a few hundred, which takes minutes): progress without apt's full log.
   # shellcheck disable=SC2086
-  $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  $sudo apt-get install -y -q --no-install-recommends $missing |
+    awk '/^Setting up /{n++; printf "\r    set up %d packages (%s)\033[K", n, $3} END{if (n) printf "\n"}' >&2
 }
 
 setup_core() { apt_install "${CORE_PACKAGES[@]}"; }
@@ -437,7 +441,16 @@ cmd_install() {
   build_cli
   say "installing to $prefix"
   cmake --install build/release --prefix "$prefix" >/dev/null
-  echo "installed $prefix/bin/bloomkit"
+  # Completion scripts and the man page come from the installed binary's own
+  # option tables (bloomkit completion / bloomkit man), so they match its --help.
+  local bin="$prefix/bin/bloomkit" share="$prefix/share"
+  mkdir -p "$share/bash-completion/completions" "$share/zsh/site-functions" \
+    "$share/fish/vendor_completions.d" "$share/man/man1"
+  "$bin" completion bash >"$share/bash-completion/completions/bloomkit"
+  "$bin" completion zsh >"$share/zsh/site-functions/_bloomkit"
+  "$bin" completion fish >"$share/fish/vendor_completions.d/bloomkit.fish"
+  "$bin" man >"$share/man/man1/bloomkit.1"
+  echo "installed $prefix/bin/bloomkit, its man page ($share/man/man1/bloomkit.1) and bash, zsh and fish completion"
   case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *) echo "add it to PATH: export PATH=\"$prefix/bin:\$PATH\"" ;;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bloomkit/age_partitioned_bloom.hpp"
 #include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/file_format.hpp"
@@ -466,6 +468,39 @@ TEST(CliKmer, BuildFromFastaAndScreenReadsFromFastq) {
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.err.find("bad.fq"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "x.bkf"));
+}
+
+// `bloomkit demo` shows every kind `build --kind` accepts: each kind's file
+// (as `info` names it) has a row in the at-capacity table, with no false
+// negatives among the keys that kind must still report.
+TEST(CliDemo, ShowsEveryKindTheCliBuilds) {
+  scratch_dir dir;
+  write_file(dir / "keys.txt", "a\nb\nc\n");
+  const auto demo = run_cli({"demo", "--keys", "4000", "--json"}, {}, dir);
+  ASSERT_EQ(demo.rc, 0) << demo.err;
+  std::set<std::string> shown;
+  for (const auto& line : lines_of(demo.out)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["section"] != "at_capacity") continue;
+    shown.insert(j["kind"].get<std::string>());
+    EXPECT_EQ(j["false_negatives"], 0) << line;
+  }
+  const std::vector<std::string> spellings = {"standard", "blocked", "split-block", "binary-fuse", "ribbon",
+                                              "counting", "scalable", "cuckoo", "window"};
+  for (const auto& spelling : spellings) {
+    SCOPED_TRACE(spelling);
+    std::vector<std::string> args = {"build", "keys.txt", "--kind", spelling, "-o", spelling + ".bkf", "--json"};
+    if (spelling == "window") args.insert(args.end(), {"--window", "10"});
+    const auto built = run_cli(args, {}, dir);
+    ASSERT_EQ(built.rc, 0) << built.err;
+    const std::string kind = nlohmann::json::parse(built.out)["kind"].get<std::string>();
+    bool found = false;
+    for (const auto& s : shown) found = found || s.starts_with(kind) || kind.starts_with(s);
+    EXPECT_TRUE(found) << kind << " is not in the demo";
+  }
+  EXPECT_EQ(shown.size(), spellings.size());
+  const auto help = run_cli({"--help"}, {}, dir);
+  EXPECT_NE(help.out.find("all " + std::to_string(spellings.size())), std::string::npos) << help.out;
 }
 
 }  // namespace

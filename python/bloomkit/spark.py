@@ -45,6 +45,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -59,6 +60,23 @@ from ._engines import EngineError
 
 __all__ = ["build", "semi_join_filter", "build_sharded", "sharded_semi_join", "count_distinct", "column_type",
            "EngineError"]
+
+# PySpark 4.3's mapInArrow goes through pandas_udf, whose version check warns
+# "PySpark does not yet fully support pandas >= 3.0.0" on every call when
+# pandas 3 is installed (bloomkit's pins: python/requirements). bloomkit's
+# jobs hand Arrow record batches to add_many and back; no pandas object is
+# made on either side, so the features that warning is about are not on the
+# path. Only that warning, and only around bloomkit's own calls, is silenced:
+# a user's pandas UDFs in the same process still get it.
+_PANDAS_3_WARNING = r"PySpark does not yet fully support pandas >= 3\.0\.0"
+
+
+def _map_in_arrow(df, fn, schema):
+    """df.mapInArrow(fn, schema) without PySpark's pandas-3 warning (see above)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_PANDAS_3_WARNING, category=FutureWarning)
+        return df.mapInArrow(fn, schema)
+
 
 
 def _first_column(batch) -> pa.Array:
@@ -119,7 +137,7 @@ def count_distinct(df, column: str, kind="split-block") -> tuple[float, bool]:
     def merge(a, b):
         return _e.kmv_merge(np.frombuffer(a, dtype=np.uint64), np.frombuffer(b, dtype=np.uint64)).tobytes()
 
-    sketches = df.select(column).mapInArrow(sketch, "sketch binary").rdd.map(lambda r: bytes(r[0]))
+    sketches = _map_in_arrow(df.select(column), sketch, "sketch binary").rdd.map(lambda r: bytes(r[0]))
     if sketches.getNumPartitions() == 0:
         return 0.0, True
     merged = _run(column, lambda: sketches.treeReduce(merge, depth=2))
@@ -155,7 +173,7 @@ def build(df, column: str, kind="split-block", fpr: float = 0.01, capacity: int 
         f = _e.partition_filter(cls, capacity, fpr, (_first_column(b) for b in batches), column, key_type)
         yield pa.RecordBatch.from_pydict({"filter": [f.to_bytes()]}, schema=schema)
 
-    partials = df.select(column).mapInArrow(part, "filter binary").rdd.map(lambda r: bytes(r[0]))
+    partials = _map_in_arrow(df.select(column), part, "filter binary").rdd.map(lambda r: bytes(r[0]))
     if partials.getNumPartitions() == 0:
         result = cls(capacity, fpr, key_type=key_type)
     else:
@@ -306,7 +324,7 @@ def semi_join_filter(df, column: str, filt, engine: str = "auto"):
             for b in batches:
                 yield b.filter(pa.array(_spark_bloom_mask(f, b.column(index), mode)))
 
-        return df.mapInArrow(keep_spark, df.schema)
+        return _map_in_arrow(df, keep_spark, df.schema)
     if not hasattr(filt, "key_type"):
         raise TypeError(f"bloomkit: semi_join_filter takes a bloomkit filter or a SparkBloom, not {type(filt).__name__}")
     _e.require_probe_converts(filt.key_type, column_type(df, column), column)
@@ -327,7 +345,7 @@ def semi_join_filter(df, column: str, filt, engine: str = "auto"):
             mask = _e.probe_mask(f, b.column(index), column)
             yield b.filter(pa.array(mask))
 
-    return df.mapInArrow(keep, df.schema)
+    return _map_in_arrow(df, keep, df.schema)
 
 
 def build_sharded(df, column: str, path: str, shards: int, kind="split-block", fpr: float = 0.01,
@@ -364,7 +382,7 @@ def build_sharded(df, column: str, path: str, shards: int, kind="split-block", f
         yield _sh.build_shard(kind, params, layout, index, arrays, staging)
 
     try:
-        routed = df.select(column).mapInArrow(split, "shard int, hashes binary").rdd.map(lambda r: (r[0], bytes(r[1])))
+        routed = _map_in_arrow(df.select(column), split, "shard int, hashes binary").rdd.map(lambda r: (r[0], bytes(r[1])))
         built = routed.partitionBy(int(shards), lambda s: s).mapPartitionsWithIndex(build_one)
         entries = _run(column, built.collect)
         return _sh.finish(kind, params, _sh.ShardLayout(*layout_args), entries, staging, path, key_type)
@@ -387,4 +405,4 @@ def sharded_semi_join(df, column: str, manifest_path: str):
         for b in batches:
             yield b.filter(pa.array(_sh.sharded_mask(f, b.column(index), column)))
 
-    return df.mapInArrow(keep, df.schema)
+    return _map_in_arrow(df, keep, df.schema)

@@ -7,6 +7,8 @@
 //               str -> putString (UTF-8), bytes-like -> putBinary
 //   GuavaBloom: int -> Funnels.longFunnel(); add_int/may_contain_int -> integerFunnel();
 //               str -> stringFunnel(UTF_8); bytes-like -> byteArrayFunnel()
+// add_many / may_contain_many take an iterable of such keys (or a NumPy
+// integer array of longs) and answer exactly as the single-key calls.
 // to_bytes() is the library's own writeTo stream; from_bytes reads it back.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -73,21 +75,59 @@ std::span<const std::byte> as_bytes(const std::string& s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
 
-bool spark_contains(const spark_bloom& f, nb::handle key) {
-  const jvm_key k = key_of(key);
+bool spark_contains_key(const spark_bloom& f, const jvm_key& k) {
   return k.is_long ? f.may_contain_long(k.value) : f.may_contain_bytes(as_bytes(k.bytes));
 }
-bool spark_add(spark_bloom& f, nb::handle key) {
-  const jvm_key k = key_of(key);
+bool spark_add_key(spark_bloom& f, const jvm_key& k) {
   return k.is_long ? f.insert_long(k.value) : f.insert_bytes(as_bytes(k.bytes));
 }
-bool guava_contains(const guava_bloom& f, nb::handle key) {
-  const jvm_key k = key_of(key);
+bool guava_contains_key(const guava_bloom& f, const jvm_key& k) {
   return k.is_long ? f.may_contain(k.value) : f.may_contain_bytes(as_bytes(k.bytes));
 }
-bool guava_add(guava_bloom& f, nb::handle key) {
-  const jvm_key k = key_of(key);
+bool guava_add_key(guava_bloom& f, const jvm_key& k) {
   return k.is_long ? f.insert(k.value) : f.insert_bytes(as_bytes(k.bytes));
+}
+bool spark_contains(const spark_bloom& f, nb::handle key) { return spark_contains_key(f, key_of(key)); }
+bool spark_add(spark_bloom& f, nb::handle key) { return spark_add_key(f, key_of(key)); }
+bool guava_contains(const guava_bloom& f, nb::handle key) { return guava_contains_key(f, key_of(key)); }
+bool guava_add(guava_bloom& f, nb::handle key) { return guava_add_key(f, key_of(key)); }
+
+/// The keys of a batch call, converted before the filter is touched so that
+/// a bad key (wrong type, an int outside [-2^63, 2^64)) leaves it unchanged.
+/// A NumPy integer array is read as int64 (every width widened, uint64 by its
+/// 64 bits, as the single-key calls read a Python int) without a Python
+/// object a key; anything else is iterated, each element converted as
+/// `add` converts it. One str or bytes object is refused: iterating it would
+/// give its characters, never what the caller meant.
+std::vector<jvm_key> jvm_keys(nb::handle keys) {
+  if (PyUnicode_Check(keys.ptr()) || PyBytes_Check(keys.ptr()) || PyByteArray_Check(keys.ptr())) {
+    throw nb::type_error("add_many / may_contain_many take an iterable of keys, not one str or bytes key");
+  }
+  std::vector<jvm_key> out;
+  if (nb::cast<std::string>(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(keys.ptr()))).attr("__module__")) == "numpy" &&
+      nb::hasattr(keys, "dtype")) {
+    const std::string kind = nb::cast<std::string>(keys.attr("dtype").attr("kind"));
+    if (kind == "i" || kind == "u") {
+      const i64_array v = int64_argument(keys, "keys");
+      out.resize(v.values.size());
+      for (std::size_t i = 0; i < v.values.size(); ++i) {
+        out[i].is_long = true;
+        out[i].value = v.values[i];
+      }
+      return out;
+    }
+  }
+  for (nb::handle key : nb::iter(keys)) out.push_back(key_of(key));
+  return out;
+}
+
+/// may_contain_many's loop: one answer a key, in order, as a NumPy bool array.
+template <class Filter, class Contains>
+nb::object answers_for(const Filter& f, nb::handle keys, Contains contains) {
+  const std::vector<jvm_key> k = jvm_keys(keys);
+  bool_output out(k.size());
+  for (std::size_t i = 0; i < k.size(); ++i) out.data[i] = contains(f, k[i]);
+  return out.array;
 }
 
 nb::bytes to_py_bytes(const std::vector<std::byte>& b) { return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size()); }
@@ -133,6 +173,18 @@ void bind_interop(nb::module_& m) {
       .def("add", &spark_add, "key"_a, "Spark's put: True if any bit changed.")
       .def("may_contain", &spark_contains, "key"_a, "Spark's mightContain.")
       .def(
+          "add_many",
+          [](spark_bloom& f, nb::handle keys) {
+            for (const jvm_key& k : jvm_keys(keys)) spark_add_key(f, k);
+          },
+          "keys"_a,
+          "put for every key of an iterable (or a NumPy integer array, each value a long), in order. Every key\n"
+          "is converted before the first is added: a bad one raises and leaves the filter unchanged.")
+      .def(
+          "may_contain_many",
+          [](const spark_bloom& f, nb::handle keys) { return answers_for(f, keys, spark_contains_key); }, "keys"_a,
+          "mightContain for every key of an iterable (or a NumPy integer array), as a NumPy bool array.")
+      .def(
           "may_contain_longs",
           [](const spark_bloom& f, nb::handle values) {
             const i64_array v = int64_argument(values, "values");
@@ -176,6 +228,19 @@ void bind_interop(nb::module_& m) {
            "Writes to_bytes() to `path` atomically.")
       .def("add", &guava_add, "key"_a, "Guava's put: True if any bit changed.")
       .def("may_contain", &guava_contains, "key"_a, "Guava's mightContain.")
+      .def(
+          "add_many",
+          [](guava_bloom& f, nb::handle keys) {
+            for (const jvm_key& k : jvm_keys(keys)) guava_add_key(f, k);
+          },
+          "keys"_a,
+          "put for every key of an iterable, in order, each as `add` takes it (a NumPy integer array: every\n"
+          "value through longFunnel). Every key is converted before the first is added: a bad one raises and\n"
+          "leaves the filter unchanged.")
+      .def(
+          "may_contain_many",
+          [](const guava_bloom& f, nb::handle keys) { return answers_for(f, keys, guava_contains_key); }, "keys"_a,
+          "mightContain for every key of an iterable (or a NumPy integer array, longFunnel), as a NumPy bool array.")
       .def("__contains__", &guava_contains, "key"_a)
       .def("add_int", [](guava_bloom& f, std::int32_t v) { return f.insert(v); }, "value"_a, "put through Funnels.integerFunnel().")
       .def("may_contain_int", [](const guava_bloom& f, std::int32_t v) { return f.may_contain(v); }, "value"_a,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pathlib
 
+import numpy as np
 import pytest
 
 import bloomkit
@@ -92,3 +93,47 @@ def test_load_reads_every_format(tmp_path):
     (tmp_path / "other.bin").write_bytes(b"PAR1 not a filter")
     with pytest.raises(bloomkit.Error, match="nor a Spark or Guava"):
         bloomkit.load(tmp_path / "other.bin")
+
+
+@pytest.mark.parametrize("name", [n for n in cases() if meta(n)["key"] != "int"])
+def test_batch_calls_match_single_keys(name):
+    # add_many / may_contain_many answer exactly as add / may_contain key by key,
+    # on the library's own material: the rebuilt bytes and every probe.
+    m = meta(name)
+    keys = [key(m["key"], line) for line in (MATERIAL / f"{name}.keys").read_text().splitlines()]
+    data = (MATERIAL / f"{name}.bin").read_bytes()
+    library = bloomkit.from_jvm_bytes(data)
+    one, many = bloomkit.from_jvm_bytes(data), bloomkit.from_jvm_bytes(data)
+    for k in keys:
+        one.add(k)
+    many.add_many(iter(keys))
+    assert many.to_bytes() == one.to_bytes()
+    probes = [key(m["key"], line[2:]) for line in (MATERIAL / f"{name}.probes").read_text().splitlines()]
+    answers = library.may_contain_many(probes)
+    assert answers.dtype == np.bool_ and len(answers) == len(probes)
+    assert answers.tolist() == [library.may_contain(p) for p in probes]
+
+
+@pytest.mark.parametrize("make", [lambda: bloomkit.SparkBloom(1000, 0.01), lambda: bloomkit.GuavaBloom(1000, 0.01)])
+def test_batch_calls_take_numpy_and_refuse_whole(make):
+    ints = np.array([-5, 0, 7, 2**40], dtype=np.int64)
+    one, many = make(), make()
+    for v in ints.tolist():
+        one.add(v)
+    many.add_many(ints)
+    assert many.to_bytes() == one.to_bytes()
+    small = make()
+    small.add_many(np.array([1, 2, 3], dtype=np.int8))  # every width widened to a long, as add(int)
+    assert small.may_contain_many(np.array([1, 2, 3], dtype=np.uint16)).all()
+    assert small.may_contain_many([1, 2, 3]).tolist() == [small.may_contain(v) for v in (1, 2, 3)]
+    wide = make()
+    wide.add_many(np.array([2**64 - 1], dtype=np.uint64))  # the same 64 bits as the long -1
+    assert -1 in wide
+    before = many.to_bytes()
+    for bad in (["ok", 1.5], [1, 2**64], "abc", b"abc", [None]):
+        with pytest.raises((TypeError, OverflowError)):
+            many.add_many(bad)
+        assert many.to_bytes() == before  # nothing of the batch went in
+    with pytest.raises(TypeError):
+        many.may_contain_many("abc")
+    assert many.may_contain_many([]).tolist() == []

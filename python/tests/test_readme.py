@@ -1,23 +1,22 @@
-"""The README's Python example runs as written."""
+"""The README's Python examples run as written (python/tests/readme_examples.py); the Spark
+and Dask ones in the engines step (python/tests_engines/test_readme_engines.py)."""
 
 from __future__ import annotations
 
-import os
-import pathlib
-import re
+import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+import readme_examples
+
+PLAIN = [e for e in readme_examples.examples() if e.engine is None]
 
 
-def test_readme_python_example_runs(tmp_path):
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Python"):]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert blocks, "README.md has no Python example"
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        exec(compile(blocks[0], "README.md", "exec"), {})
-    finally:
-        os.chdir(cwd)
-    assert (tmp_path / "keys.bkf").exists()
+def test_every_python_block_is_run_somewhere():
+    found = readme_examples.examples()
+    assert {e.engine for e in found} == {None, "spark", "dask"}, [e.line for e in found]
+    assert len(PLAIN) >= 2
+
+
+@pytest.mark.parametrize("example", PLAIN, ids=lambda e: f"README.md:{e.line}")
+def test_readme_python_example_runs(example, tmp_path):
+    readme_examples.run(example, tmp_path, timeout=300)
+    assert list(tmp_path.glob("*.bkf")) or list(tmp_path.glob("*.bin")), "the example saves a file"

@@ -262,3 +262,21 @@ def test_sharded_filters_record_and_check_their_key_type(spark, tmp_path):
     assert bks.sharded_semi_join(longs, "k", manifest).count() == n
     with pytest.raises(bloomkit.MismatchError, match="int64"):
         bks.sharded_semi_join(spark.createDataFrame([], "k string"), "k", manifest)
+
+
+def test_no_pandas_3_warning_from_bloomkits_own_jobs(spark):
+    # PySpark 4.3 warns about pandas >= 3 wherever mapInArrow is called; bloomkit's jobs pass
+    # Arrow batches only, so its own calls do not raise it (bloomkit/spark.py says why), while
+    # the user's own pandas paths still would.
+    import warnings
+
+    import pandas as pd
+
+    assert int(pd.__version__.split(".")[0]) >= 3, "the pinned pandas is the case this test is about"
+    df = spark.range(0, 100).withColumnRenamed("id", "k")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = bks.build(df, "k", kind="blocked", capacity=100, engine="python")
+        kept = bks.semi_join_filter(df, "k", f).count()
+    assert kept == 100
+    assert not [w for w in caught if "does not yet fully support pandas" in str(w.message)]

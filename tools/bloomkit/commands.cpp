@@ -84,6 +84,7 @@ void register_commands(CLI::App& app) {
   register_dedupe(app, table());
   register_parquet(app, table());
   register_demo(app, table());
+  register_completion(app, table());
 }
 
 int run_selected(CLI::App& app) {

@@ -48,5 +48,6 @@ void register_parquet(CLI::App& app, command_table& table);  // parquet list/pro
 void register_remove(CLI::App& app, command_table& table);   // counting and cuckoo filters
 void register_dedupe(CLI::App& app, command_table& table);   // streaming uniq by test-and-add
 void register_fold(CLI::App& app, command_table& table);     // halve block filters down to a target FPR
+void register_completion(CLI::App& app, command_table& table);  // hidden: completion bash|zsh|fish, man
 
 }  // namespace bloomkit::cli

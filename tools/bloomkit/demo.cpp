@@ -2,11 +2,14 @@
 // same keys, its measured FPR beside the formula's, then what happens when a
 // filter is filled past its capacity.
 //
-// The seven kinds: standard, blocked and split-block (sized for n at the
-// target), counting (filled with n keys, then half of them removed: it
-// answers as a filter of n/2), scalable (sized for n/16 and grown to n), and
-// the static binary fuse and ribbon (built from the n keys; their FPR is
-// fixed by the fingerprint width, 2^-f). --json prints one object per row.
+// The nine kinds the CLI builds: standard, blocked and split-block (sized
+// for n at the target), counting (filled with n keys, then half of them
+// removed: it answers as a filter of n/2), scalable (sized for n/16 and grown
+// to n), the static binary fuse and ribbon (built from the n keys; their FPR
+// is fixed by the fingerprint width, 2^-f), cuckoo (sized for n, FPR at its
+// load) and window (a window of n/4 keys after all n went in: only the keys
+// it guarantees count as present). --json prints one object per row.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -39,6 +42,12 @@ std::vector<std::uint64_t> make_keys(std::uint64_t count, std::uint64_t seed) {
   std::vector<std::uint64_t> keys(count);
   for (auto& key : keys) key = rng();
   return keys;
+}
+
+std::string format_percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
+  return text;
 }
 
 struct row {
@@ -94,10 +103,10 @@ void print_rows(const std::vector<row>& rows, const char* section, const demo_op
     }
     return;
   }
-  std::printf("%-20s %9s %3s %11s %11s %11s %10s %4s  %s\n", "kind", "bits/key", "k", "predicted", "measured",
+  std::printf("%-21s %9s %3s %11s %11s %11s %10s %4s  %s\n", "kind", "bits/key", "k", "predicted", "measured",
               "estimated", "saturated", "FN", "");
   for (const auto& r : rows) {
-    std::printf("%-20s %9.3f %3s %10.4f%% %10.4f%% %10.4f%% %10s %4llu  %s\n", r.kind.c_str(), r.bits_per_key,
+    std::printf("%-21s %9.3f %3s %10.4f%% %10.4f%% %10.4f%% %10s %4llu  %s\n", r.kind.c_str(), r.bits_per_key,
                 r.k.c_str(), 100 * r.predicted, 100 * r.measured, 100 * r.estimated, r.saturated ? "YES" : "no",
                 static_cast<unsigned long long>(r.false_negatives), r.note.c_str());
   }
@@ -174,12 +183,37 @@ int run_demo(const demo_options& o) {
     rows.push_back(measure("ribbon", "static: r = " + std::to_string(options.result_bits), f, f.design_fpr(), n,
                            present, absent));
   }
+  {
+    // Cuckoo: sized for n; its predicted rate is the one at the load reached.
+    cuckoo_filter f(o.keys, o.fpr);
+    std::size_t stored = 0;
+    while (stored < present.size() && f.insert_hash(present[stored]) == insert_result::inserted) ++stored;
+    const std::vector<std::uint64_t> held(present.begin(), present.begin() + static_cast<std::ptrdiff_t>(stored));
+    rows.push_back(measure("cuckoo_filter",
+                           stored == present.size() ? std::string("load " + format_percent(f.load_factor()))
+                                                    : "full after " + std::to_string(stored) + " keys",
+                           f, f.estimated_fpr(), static_cast<double>(stored), held, absent));
+  }
+  {
+    // Window: remembers the last n/4 keys. All n go in; the keys it must
+    // still report are the last guaranteed_window() of them, and its FPR is
+    // bounded by design_fpr() at every moment, not only at the end.
+    const std::uint64_t window = std::max<std::uint64_t>(o.keys / 4, 1);
+    age_partitioned_bloom f(window, o.fpr);
+    for (const auto h : present) f.insert_hash(h);
+    const std::uint64_t kept = std::min<std::uint64_t>(f.guaranteed_window(), present.size());
+    const std::vector<std::uint64_t> recent(present.end() - static_cast<std::ptrdiff_t>(kept), present.end());
+    rows.push_back(measure("age_partitioned_bloom",
+                           "window " + std::to_string(window) + " after " + std::to_string(o.keys) + " keys",
+                           f, f.design_fpr(), static_cast<double>(window), recent, absent));
+  }
   print_rows(rows, "at_capacity", o);
 
   // Past capacity: a filter sized for n/2 keys receives n. It keeps answering
   // (no false negatives), but it says it is saturated and reports the FPR its
   // bits really give. (A scalable filter grows instead; static filters hold
-  // exactly the keys they were built from, so neither has this case.)
+  // exactly the keys they were built from; a cuckoo filter refuses the key
+  // that would overfill it; a window forgets old keys: none has this case.)
   if (!o.json) {
     std::printf("\nPast capacity: each filter sized for %llu keys at %.4g%% receives %llu (2x):\n\n",
                 static_cast<unsigned long long>(o.keys / 2), 100 * o.fpr, static_cast<unsigned long long>(o.keys));
@@ -229,7 +263,7 @@ int run_demo(const demo_options& o) {
 
 void register_demo(CLI::App& app, command_table& table) {
   auto options = std::make_shared<demo_options>();
-  CLI::App* sub = app.add_subcommand("demo", "Build every filter kind (all 7) for the same keys; measured vs predicted FPR");
+  CLI::App* sub = app.add_subcommand("demo", "Build every filter kind (all 9) for the same keys; measured vs predicted FPR");
   sub->add_option("--keys,-n", options->keys, "keys to insert (default 1000000)")->check(CLI::Range(16ULL, 1ULL << 32));
   sub->add_option("--fpr,-p", options->fpr, "target false-positive rate (default 0.01)")
       ->check(CLI::Range(1e-9, 0.5));
