@@ -9,8 +9,8 @@
 import createPlayground from './dist/playground.mjs';
 import { startFileView } from './fileview.js';
 import { startViews } from './views.js';
+import { $, grouped, percent } from './text.js';
 
-const $ = (id) => document.getElementById(id);
 const defaults = Object.freeze({ kind: 'standard', m: 1024, k: 3, n: 200, seed: '1', saturate: false, removals: '', tick: 0 });
 let kinds = ['standard', 'split-block'];  // replaced by what the module supports
 
@@ -47,17 +47,6 @@ let addressShown = '';      // what the address bar shows now
 let addressAt = 0;          // when it was last rewritten (performance.now())
 let hover = null;           // { x, y } of the pointer over the bit array, in CSS px
 let layout = null;          // the bit array's layout as last drawn
-
-// ---- numbers as text ---------------------------------------------------------
-const grouped = (x) => Math.round(x).toLocaleString('en-US');
-/** A rate in [0, 1] as a percentage with three significant digits. */
-function percent(rate) {
-  if (!Number.isFinite(rate)) return '–';
-  if (rate === 0) return '0 %';
-  const p = rate * 100;
-  if (p >= 0.001) return `${Number(p.toPrecision(3))} %`;
-  return `${p.toExponential(1)} %`;
-}
 
 // ---- sliders: m and n on a log scale, k linear ------------------------------------
 const sliders = {

@@ -7,15 +7,8 @@
 // keys; it parses no part of the format, converts no key and decides no
 // answer. Its state lives inside startFileView, not in app.js.
 
-const $ = (id) => document.getElementById(id);
-const grouped = (x) => Math.round(x).toLocaleString('en-US');
-/** A rate in [0, 1] with three significant digits, as the other views print it. */
-function percent(rate) {
-  if (rate === null || !Number.isFinite(rate)) return '–';
-  if (rate === 0) return '0 %';
-  const p = rate * 100;
-  return p >= 0.001 ? `${Number(p.toPrecision(3))} %` : `${p.toExponential(1)} %`;
-}
+import { $, grouped, percent } from './text.js';
+
 
 /** What to type for each key type: the CLI's reading of a key line (query without --format). */
 const keyHints = {

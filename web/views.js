@@ -5,15 +5,8 @@
 // and age_partitioned_bloom. This file sends the buttons' actions and draws
 // the JSON state the views return; it hashes nothing and decides no answer.
 
-const $ = (id) => document.getElementById(id);
-const grouped = (x) => Math.round(x).toLocaleString('en-US');
-/** A rate in [0, 1] with three significant digits, as the main view prints it. */
-function percent(rate) {
-  if (rate === null || !Number.isFinite(rate)) return '–';
-  if (rate === 0) return '0 %';
-  const p = rate * 100;
-  return p >= 0.001 ? `${Number(p.toPrecision(3))} %` : `${p.toExponential(1)} %`;
-}
+import { $, grouped, percent } from './text.js';
+
 const hexFp = (fp, bits) => fp.toString(16).padStart(Math.ceil(bits / 4), '0');
 /** A whole number typed in a field, or NaN (the library's checks then speak). */
 const whole = (input) => (input.value.trim() === '' ? NaN : Number(input.value));
