@@ -464,6 +464,12 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
                 cuckoo_widths widths = cuckoo_widths::smallest)
       : cuckoo_filter(plan_params(capacity, target_fpr, hash, widths)) {}
 
+  /// The lowest target_fpr any plan reaches: 16-bit fingerprints at the
+  /// planning load of 95 % (about 1.2e-4); a smaller target is refused.
+  [[nodiscard]] static double lowest_plannable_fpr() noexcept {
+    return detail::cuckoo_fpr(detail::cuckoo_plan_load, 16);
+  }
+
   /// An empty filter with exactly these parameters (validated).
   explicit cuckoo_filter(const cuckoo_filter_params& params) : params_(params) {
     detail::validate(params_);

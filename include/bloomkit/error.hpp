@@ -60,6 +60,19 @@ class error : public std::runtime_error {
   errc code_;
 };
 
+/// A double for a message: the shortest %g form (6 to 17 significant
+/// digits) that reads back as the same value, so 1e-17 prints as "1e-17",
+/// never as std::to_string's "0.000000", and 0.1 as "0.1". NaN and the
+/// infinities print as "nan", "inf", "-inf".
+inline std::string format_number(double x) {
+  char buffer[32];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
+    if (x != x || std::strtod(buffer, nullptr) == x) break;
+  }
+  return buffer;
+}
+
 namespace detail {
 /// Throws bloomkit::error(code, message) unless `condition` holds. The
 /// message is a view so that a literal costs nothing when the check passes
@@ -78,18 +91,7 @@ inline void require(bool condition, errc code, MakeMessage&& make_message) {
   if (!condition) [[unlikely]] throw error(code, make_message());
 }
 
-/// A double for a message: the shortest %g form (6 to 17 significant
-/// digits) that reads back as the same value, so 1e-17 prints as "1e-17",
-/// never as std::to_string's "0.000000", and 0.1 as "0.1". NaN and the
-/// infinities print as "nan", "inf", "-inf".
-inline std::string format_number(double x) {
-  char buffer[32];
-  for (int digits = 6; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
-    if (x != x || std::strtod(buffer, nullptr) == x) break;
-  }
-  return buffer;
-}
+using bloomkit::format_number;
 
 /// How a parameter-domain check reports a violation. Each parameter set has
 /// one validate(params, check): constructors pass {kind} (errc::invalid_argument,

@@ -33,7 +33,7 @@ struct count_arg {
   /// The count; throws (naming `name`) for a float that is not one.
   [[nodiscard]] std::uint64_t get(const char* name) const {
     if (ok) return value;
-    const std::string what = std::string(name) + " must be a whole number, got " + bloomkit::detail::format_number(given);
+    const std::string what = std::string(name) + " must be a whole number, got " + bloomkit::format_number(given);
     if (std::isfinite(given) && given >= 0.0 && given < 18446744073709551616.0) throw nanobind::type_error(what.c_str());
     throw error(errc::invalid_argument, what + (given < 0.0 ? " (a count is at least 0)" : " (at most 2**64 - 1)"));
   }

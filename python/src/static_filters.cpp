@@ -15,7 +15,7 @@ namespace {
 void require_static_fpr(double fpr, const char* kind) {
   if (!(fpr > 0.0 && fpr < 1.0)) throw_invalid(std::string(kind) + ": fpr must be in (0, 1)");
   if (fpr < std::ldexp(1.0, -16)) {
-    throw_invalid(std::string(kind) + " reaches FPR 2**-16 at best; fpr " + bloomkit::detail::format_number(fpr) +
+    throw_invalid(std::string(kind) + " reaches FPR 2**-16 at best; fpr " + bloomkit::format_number(fpr) +
                   " is below that: use StandardBloom, which reaches any rate");
   }
 }

@@ -34,7 +34,7 @@ struct fold_options {
 };
 
 int run_fold(const fold_options& o) {
-  if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1), got " + bloomkit::detail::format_number(o.fpr));
+  if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1), got " + bloomkit::format_number(o.fpr));
   check_output(o.output, {o.input});
   any_filter filter = load(std::filesystem::path(o.input));
   const std::string kind(to_string(kind_of(filter)));

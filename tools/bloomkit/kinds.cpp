@@ -177,7 +177,7 @@ void refuse_fpr_target(const kind_entry& entry, std::uint64_t capacity, double t
   std::snprintf(standard, sizeof standard, "%.1f",
                 standard_bits_per_key(std::max<std::uint64_t>(capacity, 1), target_fpr));
   throw usage_error("--kind " + std::string(entry.name) + " cannot reach --fpr " +
-                    bloomkit::detail::format_number(target_fpr) + ": " + why +
+                    bloomkit::format_number(target_fpr) + ": " + why +
                     ". Use --kind standard, which reaches any FPR (" + standard + " bits per key here)" + also +
                     ", or a larger --fpr" +
                     (has_exact_parameters(entry.kind) ? " (or give the size yourself with --bits)" : ""));
@@ -186,7 +186,7 @@ void refuse_fpr_target(const kind_entry& entry, std::uint64_t capacity, double t
 void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double target_fpr) {
   const std::uint64_t n = std::max<std::uint64_t>(capacity, 1);
   if (entry.kind == filter_kind::cuckoo_filter) {
-    const double floor = bloomkit::detail::cuckoo_fpr(bloomkit::detail::cuckoo_plan_load, 16);
+    const double floor = bloomkit::cuckoo_filter::lowest_plannable_fpr();
     if (target_fpr < floor) {
       char why[96];
       std::snprintf(why, sizeof why, "its 16-bit fingerprints reach FPR %.3g at best (at 95 %% load)", floor);
