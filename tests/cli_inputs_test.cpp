@@ -32,7 +32,10 @@ TEST(CliOnceOnlyInputs, ProcessSubstitutionIsReadOnce) {
   EXPECT_EQ(r.err.find("no keys read"), std::string::npos) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["keys_read"], 100000);
-  EXPECT_EQ(j["capacity"], 100000);
+  // The capacity is the distinct count's KMV estimate plus two standard
+  // errors (docs/KEYS.md "Capacity"): near 100000, never far below it.
+  EXPECT_GE(j["capacity"].get<double>(), 100000 * 0.97);
+  EXPECT_LE(j["capacity"].get<double>(), 100000 * 1.10);
   write_file(dir / "all.txt", seq(1, 100000));
   const auto q = run_cli({"query", "f.bkf", "--format", "u64", "--count", "--input", "all.txt"}, {}, dir);
   EXPECT_EQ(q.out, "100000\n") << "every key answers maybe";

@@ -726,6 +726,7 @@ struct kind_traits<cuckoo_filter> {
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = false;
+  static constexpr bool stores_repeats = true;  // each insert is a fingerprint (removable one by one)
   /// Why merge and intersect are refused (tools print it).
   static constexpr std::string_view no_merge_reason =
       "cuckoo filters do not merge: each key is one fingerprint in one of two buckets, so two tables cannot be "

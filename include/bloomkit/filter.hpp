@@ -102,6 +102,10 @@ constexpr std::optional<filter_kind> parse_filter_kind(std::string_view name) no
 ///   default_hash    the hash_spec the kind uses unless told otherwise
 ///   is_static       built once from the whole key set (no insert)
 ///   grows           adds capacity as keys arrive (never saturates by design)
+///   stores_repeats  [optional, default false] a multiset: a key inserted d
+///                   times is held d times, so its capacity counts inserts;
+///                   for every other kind a capacity counts distinct keys
+///                   (docs/KEYS.md "Capacity")
 ///   min_fpr         the smallest target FPR its parameters reach (static kinds)
 ///   fpr_bits(p)     static kinds: the fingerprint / result width for target p
 template <class F>
@@ -114,13 +118,24 @@ struct kind_info {
   hash_spec default_hash{};
   bool is_static = false;
   bool grows = false;
+  bool stores_repeats = false;
 };
+
+/// kind_traits<F>::stores_repeats, false where the kind does not declare it.
+template <class F>
+inline constexpr bool stores_repeats_v = [] {
+  if constexpr (requires { kind_traits<F>::stores_repeats; }) {
+    return kind_traits<F>::stores_repeats;
+  } else {
+    return false;
+  }
+}();
 
 /// kind_traits<F> as a kind_info.
 template <class F>
 constexpr kind_info info_of() noexcept {
   using T = kind_traits<F>;
-  return kind_info{T::kind, to_string(T::kind), T::default_hash, T::is_static, T::grows};
+  return kind_info{T::kind, to_string(T::kind), T::default_hash, T::is_static, T::grows, stores_repeats_v<F>};
 }
 
 /// The contract every filter and every view satisfies: hash-based and

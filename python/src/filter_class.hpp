@@ -699,8 +699,21 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           if constexpr (requires { kind_info<F>::repr_state(f); }) {
             out += kind_info<F>::repr_state(f);
           } else {
-            std::snprintf(buf, sizeof buf, ", inserted %llu of capacity %llu",
-                          static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(f.capacity()));
+            // inserted counts insert calls, repeats included; the capacity is
+            // in distinct keys (docs/KEYS.md "Capacity"), so the bits' own
+            // estimate of the distinct keys stands beside the count.
+            std::snprintf(buf, sizeof buf, ", inserted %llu", static_cast<unsigned long long>(f.inserted()));
+            out += buf;
+            if constexpr (!bloomkit::stores_repeats_v<F> && requires { f.estimated_cardinality(); }) {
+              const double distinct = f.estimated_cardinality();
+              if (std::isfinite(distinct)) {
+                std::snprintf(buf, sizeof buf, " (about %.0f distinct)", distinct);
+              } else {
+                std::snprintf(buf, sizeof buf, " (too full to estimate the distinct keys)");
+              }
+              out += buf;
+            }
+            std::snprintf(buf, sizeof buf, " of capacity %llu", static_cast<unsigned long long>(f.capacity()));
             out += buf;
           }
           std::snprintf(buf, sizeof buf, ", fpr %.3g now (target %.3g)", f.estimated_fpr(), f.target_fpr());

@@ -3,16 +3,19 @@
 //
 // Every input is opened exactly once, before any work. Passes over it:
 //   * with --capacity N: one pass; keys are hashed and inserted in batches.
-//   * without, from regular files only: a first pass counts the lines (memchr
-//     speed, about what `wc -l` costs), the files are rewound, the filter is
-//     sized for that count, and a second pass inserts (a file whose line
-//     count changed in between is an error: nothing is written).
+//   * without, from regular files only: a first pass hashes the keys into a
+//     distinct_counter (distinct_count.hpp: exact below 4096 distinct keys,
+//     else a KMV estimate plus two standard errors, the rule the Spark and
+//     Dask builds follow), the files are rewound, the filter is sized for
+//     that capacity, and a second pass inserts (a file whose key count
+//     changed in between is an error: nothing is written).
 //   * without, when any input can be read only once (stdin, a pipe, a FIFO,
 //     a process substitution such as <(seq 1 100)): the one pass hashes
 //     the keys into a spool: in memory up to spool_memory_bytes (64 MiB, 8 Mi
 //     keys), then in an unlinked temporary file in $TMPDIR (8 bytes a key,
-//     usually far less than the keys' text). The filter is then sized and
-//     filled from the spool. Memory stays the filter plus fixed buffers.
+//     usually far less than the keys' text), and into the distinct_counter.
+//     The filter is then sized and filled from the spool. Memory stays the
+//     filter plus fixed buffers.
 // The output file is written by file_format's save (temporary file, fsync,
 // rename), so an interrupted build never leaves a file under the output name.
 #include <fcntl.h>
@@ -33,6 +36,7 @@
 #include <variant>
 #include <vector>
 
+#include "bloomkit/distinct_count.hpp"
 #include "bloomkit/file_format.hpp"
 #include "bloomkit/parallel_build.hpp"
 #include "bloomkit/sizing.hpp"
@@ -378,7 +382,8 @@ int run_build(const build_options& o) {
   std::uint64_t keys = 0;
 
   std::optional<any_filter> filter;
-  std::optional<std::uint64_t> counted;  // lines found by a counting pass
+  std::optional<std::uint64_t> counted;  // keys found by a counting pass
+  distinct_counter distinct;             // of the keys of an incremental kind
   if (o.window_seconds) {
     // ---- a time window: sized by --window and --window-seconds, one pass ---
     const auto t = clock_type::now();
@@ -430,6 +435,12 @@ int run_build(const build_options& o) {
     times.construct = seconds_since(t);
   } else {
     // ---- size the filter -----------------------------------------------------
+    // A capacity is a number of distinct keys (distinct_count.hpp), except
+    // for a kind that holds every insert (the cuckoo multiset) and a count
+    // window, which forgets by insert count: those count inserts.
+    const auto capacity_of_input = [&](std::uint64_t inserts) {
+      return info.stores_repeats ? inserts : distinct.capacity();
+    };
     std::optional<hash_spool> spool;
     std::uint64_t capacity = 0;
     if (sequences) {
@@ -439,9 +450,12 @@ int run_build(const build_options& o) {
       for (const auto& path : inputs) {
         keys += for_each_kmer_record(
             path, o.format, o.kmer, spec, [](std::string_view, std::span<const std::uint64_t>) {},
-            [&](std::span<const std::uint64_t> hashes) { spool->push(hashes); });
+            [&](std::span<const std::uint64_t> hashes) {
+              spool->push(hashes);
+              distinct.add(hashes);
+            });
       }
-      capacity = o.window ? *o.window : o.capacity ? static_cast<std::uint64_t>(*o.capacity) : keys;
+      capacity = o.window ? *o.window : o.capacity ? static_cast<std::uint64_t>(*o.capacity) : capacity_of_input(keys);
     } else if (o.window) {
       capacity = *o.window;
     } else if (o.capacity) {
@@ -453,17 +467,14 @@ int run_build(const build_options& o) {
         check_fpr_reachable(entry, capacity, o.fpr);
       }
     } else if (opened.all_rewindable) {
-      // Regular files only: count the lines, then read them again.
+      // Regular files only: count the distinct keys, then read them again.
       const auto t = clock_type::now();
       progress_bar bar("count", total_bytes, !o.quiet);
-      std::uint64_t bytes_before = 0;
-      for (auto& reader : opened.readers) {
-        capacity += count_lines(*reader);
-        bytes_before += reader->bytes_read();
-        bar.update(bytes_before, capacity);
-        reader->rewind();
-      }
-      counted = capacity;
+      counted = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+        distinct.add(hashes);
+      });
+      for (auto& reader : opened.readers) reader->rewind();
+      capacity = capacity_of_input(*counted);
       times.count = seconds_since(t);
     } else {
       // Some input can be read only once (stdin, a pipe, a FIFO): one pass
@@ -472,8 +483,9 @@ int run_build(const build_options& o) {
       progress_bar bar("read", total_bytes, !o.quiet);
       keys = read_all(opened, hasher, bar, [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
         spool->push(hashes);
+        distinct.add(hashes);
       });
-      capacity = keys;
+      capacity = capacity_of_input(keys);
     }
 
     // The formulas need n >= 1; an empty input gives an empty filter sized for one key.
@@ -515,6 +527,7 @@ int run_build(const build_options& o) {
             progress_bar bar("build", total_bytes, !o.quiet);
             keys = read_all(opened, hasher, bar,
                             [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
+                              if (o.capacity) distinct.add(hashes);  // else the counting pass did
                               insert(hashes);
                             });
           }
@@ -545,6 +558,22 @@ int run_build(const build_options& o) {
       throw error(errc::io, "cannot write to stdout (the --json summary); " + o.output + " was not written");
     }
   }
+  // Past capacity means more distinct keys than --capacity (a repeat costs
+  // nothing); an estimate counts only when it is over by two standard errors.
+  // The warning's text is made before the save: nothing allocates once the
+  // file is committed, so a failure after it cannot exit non-zero.
+  const bool is_static = info.is_static;  // holds exactly its keys: never past capacity
+  const double distinct_keys = distinct.count();
+  const double distinct_low =
+      distinct.exact() ? distinct_keys
+                       : distinct_keys * (1.0 - 2.0 / std::sqrt(static_cast<double>(distinct_counter::sketch_size - 2)));
+  const double held = info.stores_repeats ? static_cast<double>(keys) : distinct_low;
+  const bool past_capacity = o.capacity && !is_static && !o.window_seconds && held > static_cast<double>(*o.capacity);
+  const std::string read_text =
+      info.stores_repeats ? std::to_string(keys) + " keys read"
+                          : std::string(distinct.exact() ? "" : "about ") +
+                                std::to_string(static_cast<unsigned long long>(std::llround(distinct_keys))) +
+                                " distinct keys read (" + std::to_string(keys) + " in all)";
   const auto t_save = clock_type::now();
   save(*filter, o.output);
   times.save = seconds_since(t_save);
@@ -568,22 +597,21 @@ int run_build(const build_options& o) {
                    static_cast<unsigned long long>(w.guaranteed_window()));
     }
   }
-  const bool is_static = info.is_static;  // holds exactly its keys: never past capacity
-  if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && info.grows && !summary.saturated) {
+  if (past_capacity && info.grows && !summary.saturated) {
     // A scalable filter grows instead of saturating: say so, do not warn.
     if (!o.quiet) {
       std::fprintf(stderr,
-                   "bloomkit: %llu keys read, more than --capacity %llu: the scalable filter grew new stages; "
+                   "bloomkit: %s, more than --capacity %llu: the scalable filter grew new stages; "
                    "its estimated FPR is %.4g%% (target %.4g%%)\n",
-                   static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
-                   100 * summary.estimated_fpr, 100 * o.fpr);
+                   read_text.c_str(), static_cast<unsigned long long>(*o.capacity), 100 * summary.estimated_fpr,
+                   100 * o.fpr);
     }
-  } else if (o.capacity && keys > static_cast<std::uint64_t>(*o.capacity) && !is_static) {
+  } else if (past_capacity) {
     std::fprintf(stderr,
-                 "bloomkit: warning: %llu keys read but --capacity is %llu: the filter is past its design capacity; "
+                 "bloomkit: warning: %s but --capacity is %llu: the filter is past its design capacity; "
                  "its estimated FPR is now %.4g%% (target %.4g%%)\n",
-                 static_cast<unsigned long long>(keys), static_cast<unsigned long long>(*o.capacity),
-                 100 * summary.estimated_fpr, 100 * o.fpr);
+                 read_text.c_str(), static_cast<unsigned long long>(*o.capacity), 100 * summary.estimated_fpr,
+                 100 * o.fpr);
   }
   if (!o.json && !o.quiet) {
     std::fprintf(stderr, "bloomkit: wrote %s: %s, %llu keys, %llu bytes, %.2f bits/key, estimated FPR %.4g%%\n",
@@ -619,14 +647,15 @@ void register_build(CLI::App& app, command_table& table) {
       "Keys: text = the line's bytes; hex = bytes as hex digits; u64 = a decimal integer hashed as 8\n"
       "little-endian bytes; i64 = a signed decimal integer, 8 bytes two's complement (Parquet INT64).\n"
       "One trailing \\r is dropped from every line (CRLF files work).\n"
-      "Without --capacity the keys are counted first (a second pass over regular files; stdin,\n"
-      "pipes and FIFOs are read once, spooled as 8-byte hashes, in memory up to 64 MiB, then in\n"
-      "$TMPDIR). The output may not be one of the inputs.");
+      "Without --capacity the distinct keys are counted first (exact below 4096, else a KMV\n"
+      "estimate plus two standard errors; cuckoo counts every line): a second pass over regular\n"
+      "files; stdin, pipes and FIFOs are read once, spooled as 8-byte hashes, in memory up to\n"
+      "64 MiB, then in $TMPDIR. The output may not be one of the inputs.");
   sub->add_option("inputs", o->inputs, "key files; - or nothing reads stdin");
   sub->add_option("-o,--output", o->output, "the filter file to write (appears only when complete)")->required();
   sub->add_option("-k,--kind", o->kind, "filter kind: " + kind_names() + " (default blocked)");
   sub->add_option("-p,--fpr", o->fpr, "target false-positive rate in (0, 1) (default 0.01)");
-  sub->add_option("-n,--capacity", o->capacity, "design number of keys, e.g. 5000000 or 5e6 (default: count the input)")
+  sub->add_option("-n,--capacity", o->capacity, "design number of distinct keys, e.g. 5000000 or 5e6 (default: count the input's distinct keys)")
       ->transform(count_notation());
   sub->add_option("--bits", o->bits,
                   "exact size in bits (counters for counting; rounded up to whole blocks); the design point is then "

@@ -329,45 +329,6 @@ bool key_hasher::hash_other(std::string_view line, std::uint64_t& out) {
   return false;
 }
 
-namespace {
-
-/// The number of '\n' bytes in [p, p + n). SSE2: each 16-byte compare gives
-/// -1 per match, subtracted into byte counters that psadbw sums every 255
-/// steps (before a byte counter could wrap). About wc -l's speed.
-std::uint64_t count_newlines(const char* p, std::size_t n) noexcept {
-  std::uint64_t total = 0;
-  std::size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i nl = _mm_set1_epi8('\n');
-  const __m128i zero = _mm_setzero_si128();
-  while (i + 16 <= n) {
-    __m128i counters = zero;
-    const std::size_t steps = std::min<std::size_t>((n - i) / 16, 255);
-    for (std::size_t j = 0; j < steps; ++j, i += 16) {
-      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(bytes, nl));
-    }
-    const __m128i sums = _mm_sad_epu8(counters, zero);
-    total += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) +
-             static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
-  }
-#endif
-  for (; i < n; ++i) total += p[i] == '\n' ? 1 : 0;
-  return total;
-}
-
-}  // namespace
-
-std::uint64_t count_lines(line_reader& reader) {
-  std::uint64_t lines = 0;
-  bool ends_with_newline = true;
-  for (std::string_view chunk = reader.next_chunk(); !chunk.empty(); chunk = reader.next_chunk()) {
-    lines += count_newlines(chunk.data(), chunk.size());
-    ends_with_newline = chunk.back() == '\n';
-  }
-  return lines + (ends_with_newline ? 0 : 1);
-}
-
 std::string quote_for_message(std::string_view line) {
   constexpr std::size_t shown = 40;
   std::string quoted = "\"";

@@ -235,10 +235,6 @@ class key_hasher {
   const char* why_ = "";
 };
 
-/// Counts the keys of one input without parsing them: its lines, as defined
-/// above. Used for the first pass of `build` when --capacity is not given.
-std::uint64_t count_lines(line_reader& reader);
-
 /// `line` in double quotes for a message: at most 40 bytes, then "...";
 /// quotes, backslashes and non-printable bytes escaped (\xNN).
 std::string quote_for_message(std::string_view line);
