@@ -22,14 +22,14 @@ namespace bloomkit::detail {
 /// errc::out_of_memory: "<what> needs N bytes (X MiB)".
 [[noreturn]] inline void fail_allocation(std::string_view what, std::uint64_t count, std::size_t element_bytes) {
   const long double bytes = static_cast<long double>(count) * static_cast<long double>(element_bytes);
-  std::string text = "bloomkit: out of memory: ";
+  std::string text = "out of memory: ";
   text += what;
   text += " needs ";
   text += std::to_string(static_cast<unsigned long long>(bytes));
   text += " bytes (";
   text += std::to_string(static_cast<unsigned long long>((bytes + 1048575.0L) / 1048576.0L));
   text += " MiB)";
-  throw error(errc::out_of_memory, text);
+  throw error::from_library(errc::out_of_memory, text);
 }
 
 /// Allocations at least this large are advised for huge pages: past the
