@@ -1,4 +1,4 @@
-// bench/kinds_bench.cpp - the kinds of issue 19 in one process, one run.
+// bench/kinds_bench.cpp - the deletion, window and k-mer kinds in one process, one run.
 //
 //   bloomkit_kinds_bench [--only deletion|window|kmers] [n ...]   (default n = 10^6 10^7)
 //

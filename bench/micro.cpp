@@ -166,7 +166,7 @@ void BM_big_single_dispatched(benchmark::State& s) { BM_big_single<true>(s); }
 // ---- prefetch window -----------------------------------------------------------------
 
 /// A 128 MiB blocked filter (about 10^8 keys at 1 %): far past L2; this
-/// machine's L3 may hold part of it (see BENCHMARKS.md).
+/// machine's L3 may hold part of it.
 const bloomkit::blocked_bloom& big_filter() {
   static const bloomkit::blocked_bloom filter = [] {
     bloomkit::blocked_bloom f(bloomkit::block_filter_params{std::uint64_t{1} << 21, 8, 100'000'000, 0.01,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/peer_scoreboard.py - issue 20's scoreboard from peer-bench output.
+"""bench/peer_scoreboard.py - the peer scoreboard from peer-bench output.
 
 Reads the text that ../shared/peer-bench (or bench/peer_ab.sh's peer_bench_ab)
 prints and writes, as Markdown, one table per configuration: every bloomkit
@@ -12,7 +12,7 @@ ratios are the run's own.
 
     python3 bench/peer_scoreboard.py bench/results/peer_s13_1e6.txt [more files] [--label 'bloomkit[v2+dispatch]']
 
-Same-layout peers (issue 20): split_block_bloom against Boost
+Same-layout peers: split_block_bloom against Boost
 fast_multiblock32<8>; blocked_bloom against Boost block<u64[8],7> and
 fast_multiblock64<7> (a row for each; fast_multiblock64 has no prehashed
 rows); standard_bloom against Boost's classic filter<u64,7>;

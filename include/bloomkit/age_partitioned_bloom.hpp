@@ -45,7 +45,7 @@
 // (bits are only set) and drops at a shift (the new slice is empty, the
 // dropped one was the fullest), so the worst phase is c = g.
 //
-// The paper's analysis (and design_fpr() before this bound) puts each
+// The paper's analysis puts each
 // slice's fill at its mean 1 - (1 - 1/m)^keys; that gives the FPR averaged
 // over hash functions (expected_design_fpr()), which one filter exceeds at
 // about half of all shifts. design_fpr() is a bound instead: the same DP over

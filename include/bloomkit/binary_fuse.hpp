@@ -210,10 +210,10 @@ namespace detail {
 /// A lookup's view of a typed filter: the fields a probe reads, with S * L
 /// multiplied once (a batch builds it once for all its keys). `x` is a
 /// seeded hash. Why a struct: lookups are bound by the multiplier port (the
-/// remix is two 64-bit multiplies, the first slot a 64x64->128 one), and the
-/// former code multiplied S * L inside every lookup (GCC did not hoist it
-/// past the empty-filter test); on a hash, a lookup now does the work of
-/// xor_singleheader's binary_fuse8_contain and no more (BENCHMARKS.md).
+/// remix is two 64-bit multiplies, the first slot a 64x64->128 one), and GCC
+/// does not hoist S * L past the empty-filter test by itself; on a hash, a
+/// lookup does the work of xor_singleheader's binary_fuse8_contain and no
+/// more.
 template <std::unsigned_integral F>
 struct fuse_prober {
   const F* fingerprints;

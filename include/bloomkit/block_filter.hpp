@@ -133,10 +133,8 @@ concept has_avx512_kernel = requires(typename P::block_type& b, const typename P
 /// the CPU (block_set / block_test). The scalar choice runs P's SSE4.1
 /// kernel where the caller's target guarantees SSE4.1 (the release
 /// preset's x86-64-v2), as single calls under the dispatch do: under that
-/// choice blocked_bloom's batched lookups took 5.0-5.2 ns against 13.8-14.9
-/// with the old portable loop, split_block_bloom's 2.6-3.3 against 7.2-9.6
-/// (Zen 4, 10^5-10^6 keys; BENCHMARKS.md, "Eighth session: portable blocked
-/// kernels").
+/// choice both block layouts' batched lookups take under half the portable
+/// loop's time (bench/micro).
 template <class P, kernel K>
 struct block_kernel {
   using block_type = typename P::block_type;
@@ -179,13 +177,11 @@ struct block_kernel {
 // run-time choice. Why: a kernel compiled for a wider target than its caller
 // cannot be inlined into it, so a dispatched single call is a real call, and
 // the kernel byte is reloaded around every call (the atomic load and the
-// call keep the compiler from hoisting the filter's fields). Measured with
-// split_block_bloom at 10^8 keys (BENCHMARKS.md, "Single calls"): keyed
-// lookups through the dispatch took about 1.6x the time of the same lookups
-// with the kernel inlined, because fewer lookups fit in the out-of-order
-// window, so fewer cache misses overlap; a cheap "scalar forced?" check in
-// front of the inlined kernel still cost 1.2x. Batched calls keep the
-// run-time choice: they pay it once per batch.
+// call keep the compiler from hoisting the filter's fields). Out of cache
+// that matters: fewer lookups fit in the out-of-order window, so fewer cache
+// misses overlap (split_block_bloom at 10^8 keys: about 1.6x the time of the
+// inlined kernel; even a "scalar forced?" check in front of it costs).
+// Batched calls keep the run-time choice: they pay it once per batch.
 //
 // So single calls use the widest kernel the translation unit's target
 // guarantees, inlined, with no run-time check:
@@ -204,12 +200,9 @@ struct block_kernel {
 // lacks what the layout needs (blocked_bloom: no variable shift or
 // permute, so byte gathers from four quarters: 55 instructions per keyed
 // lookup inlined, against 66 through the dispatch to the AVX2 kernel,
-// counted with callgrind; valgrind cannot run the AVX-512 kernel, which is
-// a third shorter than the AVX2 one), the
-// inlined kernel measured 1.22x slower than the dispatched call at 10^8
-// keys on an AVX-512 CPU (bench/micro BM_blocked_v2; BENCHMARKS.md,
-// "Blocked single calls at x86-64-v2"): fewer lookups fit in the
-// out-of-order window, so fewer misses overlap. Such a policy
+// counted with callgrind), the inlined kernel is slower than the
+// dispatched call out of cache (bench/micro BM_blocked_v2): fewer lookups
+// fit in the out-of-order window, so fewer misses overlap. Such a policy
 // keeps the dispatch and its SSE4.1 kernel replaces the portable one under
 // the dispatch's scalar choice when the caller's target has SSE4.1 (CPUs
 // without AVX2).
@@ -357,11 +350,10 @@ inline void with_constant_k(std::uint32_t k, F&& f) {
 ///
 /// For a policy that unrolls its SIMD set per k, the loop is instantiated
 /// once per k and k is a constant inside it, so the kernel's own switch on k
-/// folds away. Why: that switch is an indirect jump per key, and in a batch
-/// of 10^5-10^6 keys (L2 / L3) inserts with it took 6.4-9.2 ns against
-/// 4.7-6.8 with k constant, same kernel and loop (AVX-512, Zen 4; a scratch
-/// loop, BENCHMARKS.md "Ninth session"). Single inserts keep the switch: it
-/// is one branch per call there, and a loop per k only pays off per batch.
+/// folds away. Why: that switch is an indirect jump per key, which costs a
+/// batch in cache about a third more time per insert. Single inserts keep
+/// the switch: it is one branch per call there, and a loop per k only pays
+/// off per batch.
 template <class P, kernel K, class HashAt>
 inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
                            HashAt& hash_at) {

@@ -76,10 +76,8 @@ struct cache_line_policy {
   // BLOOMKIT_FORCE_SCALAR) touch the block's words bit by bit, never a mask
   // array on the stack: building the mask first, with an OR into a slot
   // chosen at run time per bit, made each insert a chain of stores and
-  // reloads that the CPU could not disambiguate early. Measured on a Zen 4
-  // (batched, 10^5-10^6 keys, k = 6; BENCHMARKS.md, "Eighth session:
-  // portable blocked kernels"): 14-20 ns per insert and 14-15 per lookup
-  // with the mask, 7-8 without.
+  // reloads that the CPU could not disambiguate early (about twice the time
+  // per key of the direct ORs).
   static void set(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
     const auto x = static_cast<std::uint32_t>(h);
     for (std::uint32_t i = 0; i < k; ++i) {
@@ -109,14 +107,13 @@ struct cache_line_policy {
   // targets that guarantee x86-64-v2 (the release preset). It needs no
   // run-time check, but it is long (55 instructions per keyed lookup
   // inlined, callgrind; the dispatched AVX-512 kernel's whole call is
-  // shorter), and inlined into single calls it measured
-  // 1.22x slower than the dispatched call at 10^8 keys on an AVX-512 CPU
-  // (bench/micro BM_blocked_v2; at 10^6 the two were within noise;
-  // BENCHMARKS.md, "Blocked single calls at x86-64-v2"). So single calls
-  // keep the dispatch (no sse41_inlines; block_filter.hpp, "single-key
-  // calls"), and this kernel is what single and batched calls run under the
-  // dispatch's scalar choice (CPUs without AVX2) in place of the portable
-  // loop, which it beats by 1.6-2.0x in the same benchmark.
+  // shorter). Inlined into single calls it is slower than the dispatched
+  // call once the filter is out of cache (fewer lookups fit in the
+  // out-of-order window; bench/micro BM_blocked_v2). So single calls keep the
+  // dispatch (no sse41_inlines; block_filter.hpp, "single-key calls"), and
+  // this kernel is what single and batched calls run under the dispatch's
+  // scalar choice (CPUs without AVX2) in place of the portable loop, which
+  // it beats (same benchmark).
   //
   // Test: the k bit indices come from pmulld (four salts per register) and
   // a shift; each index is split into its byte (index >> 3, 0..63) and its
@@ -191,16 +188,11 @@ struct cache_line_policy {
   // branch on k that predicts (k is fixed per filter).
   //
   // Setting under AVX2 is the portable set: k scalar ORs straight into the
-  // block's words. AVX2 can only build the 512-bit mask in registers with a
-  // broadcast, two subtracts, two variable shifts and two ORs per bit (the
-  // AVX-512 kernel below needs about half of that), and on an AVX2-only CPU
-  // (Zen 2, EPYC 7002) that lost to the k ORs everywhere: batched inserts
-  // (k = 7, a scratch loop over the same prefetch pipeline, three runs) took
-  // 15.9-16.2 ns against 5.6-5.8 at 1.2 MiB of blocks, 16.2-16.5 against
-  // 12.7-13.1 at 12 MiB and 20.6-21.3 against 19.7-20.1 at 124 MiB; without
-  // prefetch (as single inserts) at 124 MiB 67.4-67.7 against 62.8-66.1
-  // (BENCHMARKS.md, "Fourteenth session"). With k fixed per batch
-  // (set_unrolled_by_k) the compiler unrolls the ORs.
+  // block's words. AVX2 can build the 512-bit mask only with about seven
+  // instructions per bit (twice the AVX-512 kernel's), which costs more than
+  // the ORs at every filter size (bench/micro, an AVX2-only CPU: about 3x at
+  // 1 MiB of blocks). With k fixed per batch (set_unrolled_by_k) the compiler
+  // unrolls the ORs.
   BLOOMKIT_TARGET_AVX2 static void set_avx2(block_type& block, std::uint64_t h, std::uint32_t k) noexcept {
     set(block, h, k);
   }

@@ -2,15 +2,20 @@
 //
 // Failures carry a machine-readable code (errc) beside the message so callers
 // can branch on the kind of failure without parsing text, and a CLI can map
-// them to exit codes (usage error vs data error).
+// them to exit codes (usage error vs data error). The message is kept in
+// parts (who speaks, the file it is about, the files it names, the context
+// an outer layer added), so each shell formats its own line from them.
 #pragma once
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace bloomkit {
 
@@ -49,15 +54,104 @@ constexpr std::string_view to_string(errc code) noexcept {
   return "unknown";
 }
 
+/// Who speaks in a message, which is how what() introduces it: the library
+/// ("bloomkit: ..."), the file-format reader ("bloomkit file: ...").
+enum class error_origin : unsigned char { library, file_format };
+
+/// One part of an error's message. what() joins the parts into the text a
+/// library caller reads; a shell formats its own line from the same parts
+/// (tools/bloomkit/main.cpp), so no one edits message text.
+struct error_part {
+  enum class role_t : unsigned char {
+    text,     ///< words, as they are
+    origin,   ///< who speaks from here on: "bloomkit: " or "bloomkit file: " in what()
+    mention,  ///< a file named inside a sentence: " 'FILE'" in what()
+    subject,  ///< the file the rest is about: "'FILE': " in what()
+  };
+  role_t role = role_t::text;
+  std::string value;  ///< the words, or the file's path; empty for origin
+  error_origin origin = error_origin::library;  ///< for role::origin
+
+  [[nodiscard]] static error_part words(std::string text) { return {role_t::text, std::move(text)}; }
+  [[nodiscard]] static error_part from(error_origin o) { return {role_t::origin, {}, o}; }
+  [[nodiscard]] static error_part mentioning(std::string path) { return {role_t::mention, std::move(path)}; }
+  [[nodiscard]] static error_part about(std::string path) { return {role_t::subject, std::move(path)}; }
+};
+
 /// The exception bloomkit throws. `what()` is a complete sentence naming the
-/// parameter, field or file at fault; `code()` says which kind of failure.
+/// parameter, field or file at fault; `code()` says which kind of failure;
+/// `parts()` holds the same message in parts: who speaks, the file it is
+/// about, the files it names and the words between, with any context an
+/// outer layer put around an inner error.
 class error : public std::runtime_error {
  public:
-  error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  using part = error_part;
+
+  /// An error whose what() is `message`, as given.
+  error(errc code, const std::string& message) : error(code, std::vector<part>{part::words(message)}) {}
+  /// An error of these parts.
+  error(errc code, std::vector<part> parts)
+      : std::runtime_error(joined(parts)), code_(code), parts_(std::make_shared<const std::vector<part>>(std::move(parts))) {}
+
+  /// "bloomkit: <sentence>": the library speaking.
+  [[nodiscard]] static error from_library(errc code, std::string sentence) {
+    return error(code, {part::from(error_origin::library), part::words(std::move(sentence))});
+  }
+  /// "bloomkit: <lead> 'PATH'<rest>": the library speaking of a file.
+  [[nodiscard]] static error from_library(errc code, std::string lead, std::string path, std::string rest) {
+    return error(code, {part::from(error_origin::library), part::words(std::move(lead)),
+                        part::mentioning(std::move(path)), part::words(std::move(rest))});
+  }
+  /// "bloomkit file: <sentence>": the file-format reader speaking.
+  [[nodiscard]] static error from_file_format(errc code, std::string sentence) {
+    return error(code, {part::from(error_origin::file_format), part::words(std::move(sentence))});
+  }
+  /// `inner` about the file `path`: "'PATH': <inner>", same code.
+  [[nodiscard]] static error about_file(const std::string& path, const error& inner) {
+    return inner.within({part::about(path)});
+  }
+  /// `inner` behind `context` (and before `after`), same code:
+  /// "<context><inner><after>".
+  [[nodiscard]] static error in_context(const std::string& context, const error& inner, const std::string& after = {}) {
+    return inner.within({part::words(context)}, after);
+  }
+  /// As in_context, with the code `code`.
+  [[nodiscard]] static error in_context(errc code, const std::string& context, const error& inner) {
+    return inner.within({part::words(context)}, {}, code);
+  }
+  /// As in_context with a code, the context spoken by `origin` ("bloomkit: <context><inner>").
+  [[nodiscard]] static error in_context(errc code, error_origin origin, const std::string& context, const error& inner) {
+    return inner.within({part::from(origin), part::words(context)}, {}, code);
+  }
+
   [[nodiscard]] errc code() const noexcept { return code_; }
+  [[nodiscard]] const std::vector<part>& parts() const noexcept { return *parts_; }
 
  private:
+  /// This error's parts behind `before` and before `after`.
+  [[nodiscard]] error within(std::vector<part> before, const std::string& after = {}) const {
+    return within(std::move(before), after, code_);
+  }
+  [[nodiscard]] error within(std::vector<part> before, const std::string& after, errc code) const {
+    before.insert(before.end(), parts_->begin(), parts_->end());
+    if (!after.empty()) before.push_back(part::words(after));
+    return error(code, std::move(before));
+  }
+  static std::string joined(const std::vector<part>& parts) {
+    std::string out;
+    for (const part& p : parts) {
+      switch (p.role) {
+        case part::role_t::text: out += p.value; break;
+        case part::role_t::origin: out += p.origin == error_origin::library ? "bloomkit: " : "bloomkit file: "; break;
+        case part::role_t::mention: out += " '" + p.value + "'"; break;
+        case part::role_t::subject: out += "'" + p.value + "': "; break;
+      }
+    }
+    return out;
+  }
+
   errc code_;
+  std::shared_ptr<const std::vector<part>> parts_;  // shared: copying an exception must not throw
 };
 
 /// A double for a message: the shortest %g form (6 to 17 significant
@@ -106,7 +200,7 @@ struct param_check {
   void operator()(bool ok, std::string_view field, const std::string& detail) const {
     if (ok) return;
     if (code == errc::corrupt) {
-      throw error(code, "bloomkit file: " + std::string(kind) + " field '" + std::string(field) + "' " + detail);
+      throw error::from_file_format(code, std::string(kind) + " field '" + std::string(field) + "' " + detail);
     }
     throw error(code, std::string(kind) + ": " + std::string(field) + " " + detail);
   }

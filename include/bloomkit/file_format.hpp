@@ -55,7 +55,7 @@ template <serializable_filter Filter>
 void save(const Filter& filter, std::ostream& out) {
   detail::format::encode(filter, [&out](std::span<const std::byte> chunk) {
     out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(chunk.size()));
-    if (!out) throw error(errc::io, "bloomkit: writing the filter to the output stream failed");
+    if (!out) throw error::from_library(errc::io, "writing the filter to the output stream failed");
   });
 }
 
@@ -149,7 +149,7 @@ inline any_filter load(std::istream& in) {
     const auto* first = reinterpret_cast<const std::byte*>(chunk);
     bytes.insert(bytes.end(), first, first + got);
   }
-  if (in.bad()) throw error(errc::io, "bloomkit: reading the filter from the input stream failed");
+  if (in.bad()) throw error::from_library(errc::io, "reading the filter from the input stream failed");
   return load(std::span<const std::byte>(bytes));
 }
 
@@ -322,8 +322,9 @@ inline constexpr bool is_jvm_kind = std::is_same_v<F, spark_bloom> || std::is_sa
 inline any_format_filter load(std::span<const std::byte> bytes, any_format_t) {
   if (detect_jvm_stream(bytes)) return detail::format::widen<any_format_filter>(read_jvm_filter(bytes));
   if (!bytes.empty() && bytes[0] != detail::format::magic[0]) {
-    throw error(errc::corrupt, "bloomkit: bad magic: not a bloomkit filter file, nor a Spark or Guava BloomFilter stream "
-                               "(its first bytes match none of them)");
+    throw error::from_library(errc::corrupt,
+                              "bad magic: not a bloomkit filter file, nor a Spark or Guava BloomFilter stream "
+                              "(its first bytes match none of them)");
   }
   return detail::format::widen<any_format_filter>(load(bytes));
 }
@@ -345,8 +346,9 @@ inline any_format_view view(std::span<const std::byte> bytes, any_format_t,
                             payload_check check = payload_check::verify) {
   if (detect_jvm_stream(bytes)) return detail::format::widen<any_format_view>(view_jvm_filter(bytes));
   if (!bytes.empty() && bytes[0] != detail::format::magic[0]) {
-    throw error(errc::corrupt, "bloomkit: bad magic: not a bloomkit filter file, nor a Spark or Guava BloomFilter stream "
-                               "(its first bytes match none of them)");
+    throw error::from_library(errc::corrupt,
+                              "bad magic: not a bloomkit filter file, nor a Spark or Guava BloomFilter stream "
+                              "(its first bytes match none of them)");
   }
   return detail::format::widen<any_format_view>(view(bytes, check));
 }
@@ -375,7 +377,7 @@ void require_jvm_kind(std::span<const std::byte> bytes) {
   constexpr bool spark = std::is_same_v<Filter, spark_bloom> || std::is_same_v<Filter, spark_bloom_view>;
   const auto kind = detect_jvm_stream(bytes);
   if (kind != (spark ? jvm_stream_kind::spark : jvm_stream_kind::guava)) {
-    throw error(errc::mismatch, std::string("bloomkit: the bytes are ") +
+    throw error::from_library(errc::mismatch, std::string("the bytes are ") +
                                     (kind ? (spark ? "a Guava stream" : "a Spark stream")
                                           : "not a Spark or Guava stream") +
                                     ", not a " + (spark ? "Spark" : "Guava") + " BloomFilter stream");

@@ -69,13 +69,15 @@ struct file_bytes {
 };
 
 /// A buffer of `bytes` bytes, or errc::out_of_memory saying how many bytes
-/// `what` needed.
-inline std::unique_ptr<std::byte[]> allocate_bytes(std::size_t bytes, const std::string& what) {
+/// `what` needed for `path` ("out of memory: reading 'PATH' needs ...").
+inline std::unique_ptr<std::byte[]> allocate_bytes(std::size_t bytes, const std::string& what,
+                                                   const std::filesystem::path& path) {
   try {
     return std::unique_ptr<std::byte[]>(new std::byte[bytes]);
   } catch (const std::bad_alloc&) {
-    throw error(errc::out_of_memory, "bloomkit: out of memory: " + what + " needs " + std::to_string(bytes) +
-                                         " bytes (" + std::to_string((bytes + (1U << 20) - 1) >> 20) + " MiB)");
+    throw error::from_library(errc::out_of_memory, "out of memory: " + what, path.string(),
+                              " needs " + std::to_string(bytes) + " bytes (" +
+                                  std::to_string((bytes + (1U << 20) - 1) >> 20) + " MiB)");
   }
 }
 
@@ -88,7 +90,7 @@ inline std::unique_ptr<std::byte[]> allocate_bytes(std::size_t bytes, const std:
 /// errc::out_of_memory naming the bytes when the buffer cannot be had.
 inline file_bytes read_file_bytes(const std::filesystem::path& path) {
   const int fd = retry_on_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
-  if (fd < 0) throw error(errc::io, "bloomkit: cannot open '" + path.string() + "': " + detail::errno_text(errno));
+  if (fd < 0) throw error::from_library(errc::io, "cannot open", path.string(), ": " + detail::errno_text(errno));
   struct closer {
     int fd;
     ~closer() { close_read_only(fd); }
@@ -97,25 +99,25 @@ inline file_bytes read_file_bytes(const std::filesystem::path& path) {
   std::size_t capacity = 65536;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     if (static_cast<std::uintmax_t>(st.st_size) >= static_cast<std::uintmax_t>(SIZE_MAX)) {
-      throw error(errc::io, "bloomkit: cannot read '" + path.string() + "': it is larger than this process can hold");
+      throw error::from_library(errc::io, "cannot read", path.string(), ": it is larger than this process can hold");
     }
     capacity = static_cast<std::size_t>(st.st_size) + 1;  // +1: seeing EOF needs no second buffer
   } else if (S_ISDIR(st.st_mode)) {
-    throw error(errc::io, "bloomkit: cannot read '" + path.string() + "': it is a directory");
+    throw error::from_library(errc::io, "cannot read", path.string(), ": it is a directory");
   }
   file_bytes out;
-  out.data = allocate_bytes(capacity, "reading '" + path.string() + "'");
+  out.data = allocate_bytes(capacity, "reading", path);
   for (;;) {
     if (out.size == capacity) {  // the file grew, or is a pipe: double
       const std::size_t bigger = capacity * 2;
-      auto grown = allocate_bytes(bigger, "reading '" + path.string() + "'");
+      auto grown = allocate_bytes(bigger, "reading", path);
       std::memcpy(grown.get(), out.data.get(), out.size);
       out.data = std::move(grown);
       capacity = bigger;
     }
     const ssize_t got =
         retry_on_eintr([&] { return ::read(fd, out.data.get() + out.size, capacity - out.size); });
-    if (got < 0) throw error(errc::io, "bloomkit: cannot read '" + path.string() + "': " + detail::errno_text(errno));
+    if (got < 0) throw error::from_library(errc::io, "cannot read", path.string(), ": " + detail::errno_text(errno));
     if (got == 0) break;
     out.size += static_cast<std::size_t>(got);
   }
@@ -307,8 +309,8 @@ class atomic_file_writer {
 
  private:
   [[noreturn]] void fail_io(const std::string& what, int code) const {
-    throw error(errc::io, "bloomkit: cannot save '" + target_.string() + "': " + what +
-                              (code != 0 ? ": " + detail::errno_text(code) : std::string()));
+    throw error::from_library(errc::io, "cannot save", target_.string(),
+                              ": " + what + (code != 0 ? ": " + detail::errno_text(code) : std::string()));
   }
   std::filesystem::path target_;
   std::filesystem::path folder_;
@@ -422,8 +424,8 @@ class mapped_file {
     size_ = 0;
   }
   [[noreturn]] void fail(const std::string& what, int code) const {
-    throw error(errc::io, "bloomkit: cannot map '" + path_.string() + "': " + what +
-                              (code != 0 ? ": " + detail::errno_text(code) : std::string()));
+    throw error::from_library(errc::io, "cannot map", path_.string(),
+                              ": " + what + (code != 0 ? ": " + detail::errno_text(code) : std::string()));
   }
   void* data_ = nullptr;
   std::size_t size_ = 0;

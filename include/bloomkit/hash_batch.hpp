@@ -154,10 +154,9 @@ inline void hash_keys_avx512(const K* keys, std::size_t n, hash_spec spec, std::
 // vpmuludq, two shifts and two adds, so four keys in lanes alone are about
 // as fast as the scalar loop (XXH64 of one key is five multiplies, XXH3's
 // two plus rotates). But lanes and scalar chains use different units, so
-// each step hashes four keys in lanes beside four scalar ones. On a Zen 2
-// (EPYC 7002, no AVX-512), bench/micro BM_hash_u64 (2^16 keys in L1,
-// medians of 5): XXH64 2.48 ns a key scalar, 1.63 mixed; XXH3 2.00 and
-// 1.09 (BENCHMARKS.md, "Fourteenth session").
+// each step hashes four keys in lanes beside four scalar ones, which on an
+// AVX2-only CPU takes about two thirds of the scalar loop's time
+// (bench/micro BM_hash_u64).
 
 /// 64-bit lane multiply for AVX2 (which has only 32x32->64): the low 64
 /// bits of a * b from three vpmuludq; b_hi is b >> 32, hoisted by callers
@@ -288,9 +287,9 @@ inline constexpr std::size_t string_tile_size = 256;
 /// Why a tile of plain loads rather than a gather per word and group of
 /// eight: on AMD Zen 4 the gathers took most of each lane step (perf puts
 /// about 60 % of XXH64's samples on them); staging the same words with
-/// scalar loads made the lanes about 1.5x faster (BENCHMARKS.md, "Tenth
-/// session"). Words a string needs beyond these (XXH64's third 8-byte round,
-/// XXH3's 33-64-byte steps, XXH3's 0-8-byte reads) are still gathered.
+/// scalar loads makes the lanes about 1.5x faster. Words a string needs
+/// beyond these (XXH64's third 8-byte round, XXH3's 33-64-byte steps, XXH3's
+/// 0-8-byte reads) are still gathered.
 struct string_tile {
   alignas(64) std::uint64_t begin[string_tile_size];
   alignas(64) std::uint64_t len[string_tile_size];
@@ -366,9 +365,8 @@ struct column_strings {
 /// bytes": a 1-7-byte key goes to the scalar hash), and the lanes take only
 /// lengths whose words are all staged (no gather). XXH3 keys are not staged:
 /// its scalar short paths have no length-dependent loop, and over 10^6
-/// separate decimal strings of 17-19 bytes (AMD Zen 4) the lanes made
-/// blocked_bloom's keyed batches 1.1-1.2x slower, where XXH64's made
-/// split_block_bloom's 1.2-1.9x faster (BENCHMARKS.md, "Tenth session").
+/// separate decimal strings of 17-19 bytes the lanes are slower than the
+/// scalar hash, where XXH64's lanes are faster.
 template <class K>
 struct key_strings {
   const K* keys;
@@ -541,10 +539,8 @@ BLOOMKIT_TARGET_AVX512 inline void xxh64_string_groups(const S& s, const string_
 /// to the scalar XXH64 instead). Why four: a string of 17-31 bytes puts
 /// about a dozen dependent vpmullq on its lane's chain (15 cycles each on
 /// Intel), so the step is bound by latency until enough independent groups
-/// share it; for 19-byte keys, two groups took 4.3-4.6 ns a key, four
-/// 3.4-3.9, six and eight 3.6-4.7 (best of 7 over 10^6 decimal strings of
-/// 17-19 bytes, three runs in one process, the idle 2-vCPU Xeon of
-/// BENCHMARKS.md, with gathers; scalar XXH64 took 11-13 there). A column
+/// share it; for 19-byte keys four groups beat two, six and eight (about
+/// 3.6 ns a key against 11-13 for scalar XXH64). A column
 /// whose strings end before byte 8 of the buffer is hashed scalar (too
 /// short to stage).
 template <class S>
@@ -705,9 +701,7 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(__m512i tail, __m512i l
 /// those of 9 to S::xxh3_lane_max bytes through xxh3_mid_strings, of 0-8
 /// bytes through xxh3_short_strings (a non-empty one ending before byte 8 of
 /// the buffer excepted), the others through the scalar XXH3. A column
-/// whose strings end before byte 8 of the buffer is hashed scalar. Scratch
-/// A/B (10^6 decimal strings of 17-19 bytes, -march=x86-64-v2, best of 7): see BENCHMARKS.md,
-/// "Seventh session: XXH3 string lanes" and "Tenth session".
+/// whose strings end before byte 8 of the buffer is hashed scalar.
 template <class S>
 BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
   const hash_spec spec{hash_algorithm::xxh3_64, seed};

@@ -14,16 +14,15 @@
 // fight over a cache line except at the two ends of a range.
 //
 // Why every thread scans everything rather than scattering once into
-// per-owner buckets (this header's first design): the scatter wrote and read
-// 8 bytes a key (k x 8 for standard_bloom) through memory in a second phase,
-// and on the 2-vCPU machine of BENCHMARKS.md that pass cost more than the
-// second thread saved: 2 threads ran slower than 1 even on the idle machine.
+// per-owner buckets: the scatter writes and reads 8 bytes a key (k x 8 for
+// standard_bloom) through memory in a second phase, and on 2 cores that pass
+// costs more than the second thread saves (2 threads slower than 1).
 // The scan reads the input sequentially, T times in all, at about a
 // nanosecond a key with a branch-free keep/skip, against the 5-25 ns a key of
 // random writes that it divides by T. So the speedup is sub-linear: each
 // thread still reads all n hashes, and past about 8 threads that scan, not
 // the writes, bounds it (and T x 8 bytes a key of reads share the memory
-// bus). Only 2 threads were measured (the project's machine has 2 vCPUs).
+// bus).
 //
 // Setting bits is an OR, which is commutative and idempotent, so the words
 // after a parallel build are bit-identical to a sequential insert_many of the
@@ -35,8 +34,8 @@
 // scan; prehashed input is scanned in place, with no extra memory.
 //
 // Compared with many threads calling insert_many_concurrent (atomic OR, see
-// detail/concurrent.hpp): no locked instructions and no line ping-pong.
-// BENCHMARKS.md, "Concurrent inserts", has the measured figures.
+// detail/concurrent.hpp): no locked instructions and no line ping-pong
+// (bench/concurrent times both).
 //
 // Threads: std::thread, started per phase (tens of microseconds, against a
 // round of milliseconds). If the system refuses a thread, the calling thread

@@ -272,7 +272,7 @@ class reader {
     try {
       return decode_bloom_filter_header(bytes);
     } catch (const error& e) {
-      throw error(e.code(), where + ": " + e.what());
+      throw error::in_context(where + ": ", e);
     }
   }
 
@@ -321,7 +321,7 @@ class reader {
     try {
       metadata_ = decode_file_metadata(footer);
     } catch (const error& e) {
-      throw error(e.code(), name_ + ": " + e.what());
+      throw error::in_context(name_ + ": ", e);
     }
   }
 
@@ -379,7 +379,7 @@ inline void write_with_filters(const std::filesystem::path& input, const std::fi
   try {
     footer = rewrite_footer_filters(file.footer_bytes(), placements);
   } catch (const error& e) {
-    throw error(e.code(), file.name() + ": " + e.what());
+    throw error::in_context(file.name() + ": ", e);
   }
   bloomkit::detail::require(footer.size() <= UINT32_MAX, errc::invalid_argument, "the new footer exceeds 4 GiB");
   // Re-read the new footer as any reader would: the rewrite must decode.

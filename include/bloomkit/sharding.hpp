@@ -450,7 +450,7 @@ inline std::string hex16(std::uint64_t v) {
 }
 
 [[noreturn]] inline void manifest_fail(errc code, const std::string& where, const std::string& what) {
-  throw error(code, "bloomkit: manifest " + where + ": " + what);
+  throw error::from_library(code, "manifest " + where + ": " + what);
 }
 
 /// Checks everything a manifest says against itself: kind, parameters,
@@ -467,7 +467,7 @@ inline void validate_manifest(const shard_manifest& m, const std::string& where)
     }
     (void)m.layout();
   } catch (const error& e) {
-    manifest_fail(errc::corrupt, where, e.what());
+    throw error::in_context(errc::corrupt, error_origin::library, "manifest " + where + ": ", e);
   }
   if (m.entries.size() != m.shards) {
     manifest_fail(errc::corrupt, where, "it lists " + std::to_string(m.entries.size()) + " shards, expected " +
@@ -509,7 +509,7 @@ shard_manifest make_manifest(const block_filter_params& whole, const shard_layou
   try {
     detail::validate_manifest(m, "(being made)");
   } catch (const error& e) {
-    throw error(errc::invalid_argument, e.what());
+    throw error::in_context(errc::invalid_argument, "", e);
   }
   return m;
 }
@@ -850,10 +850,10 @@ inline void write_manifest(const shard_manifest& m, const std::filesystem::path&
 /// otherwise as manifest_from_json, naming the path).
 inline shard_manifest read_manifest(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(errc::io, "bloomkit: cannot read manifest '" + path.string() + "'");
+  if (!in) throw error::from_library(errc::io, "cannot read manifest", path.string(), "");
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) throw error(errc::io, "bloomkit: reading manifest '" + path.string() + "' failed");
+  if (in.bad()) throw error::from_library(errc::io, "reading manifest", path.string(), " failed");
   return manifest_from_json(text.str(), "'" + path.string() + "'");
 }
 
@@ -871,38 +871,46 @@ struct mapped_shard {
 /// another build, or altered), or its kind, k, hash or block count do.
 template <detail::block_policy P>
 mapped_shard<P> open_shard(const shard_manifest& m, const std::filesystem::path& folder, std::uint32_t s) {
-  detail::require(m.kind == shard_kind_name<P>(), errc::mismatch,
-                  "bloomkit: the manifest holds a " + m.kind + ", not a " + std::string(shard_kind_name<P>()));
-  detail::require(s < m.shards, errc::invalid_argument,
-                  "bloomkit: shard " + std::to_string(s) + " is not below " + std::to_string(m.shards));
+  if (m.kind != shard_kind_name<P>()) {
+    throw error::from_library(errc::mismatch,
+                              "the manifest holds a " + m.kind + ", not a " + std::string(shard_kind_name<P>()));
+  }
+  if (s >= m.shards) {
+    throw error::from_library(errc::invalid_argument,
+                              "shard " + std::to_string(s) + " is not below " + std::to_string(m.shards));
+  }
   const shard_entry& e = m.entries[s];
   const std::filesystem::path path = folder / e.file;
-  const std::string at = "bloomkit: shard " + std::to_string(s) + " of " + std::to_string(m.shards) + " ('" +
+  const std::string at = "shard " + std::to_string(s) + " of " + std::to_string(m.shards) + " ('" +
                          path.string() + "')";
+  // "bloomkit: shard s of S ('PATH'): <what>" unless `ok`.
+  const auto require_shard = [&](bool ok, errc code, const std::string& what) {
+    if (!ok) [[unlikely]] throw error::from_library(code, at + ": " + what);
+  };
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw error(errc::io, at + ": the file is missing");
+  require_shard(std::filesystem::exists(path, ec), errc::io, "the file is missing");
   mapped_file file(path);
   const auto bytes = file.bytes();
-  detail::require(bytes.size() == e.file_bytes, errc::mismatch,
-                  at + ": " + std::to_string(bytes.size()) + " bytes, the manifest says " + std::to_string(e.file_bytes) +
+  require_shard(bytes.size() == e.file_bytes, errc::mismatch,
+                  std::to_string(bytes.size()) + " bytes, the manifest says " + std::to_string(e.file_bytes) +
                       " (a file from another build?)");
   const std::uint64_t sum = shard_file_checksum(bytes);
-  detail::require(sum == e.checksum, errc::mismatch,
-                  at + ": XXH3-64 " + detail::hex16(sum) + ", the manifest says " + detail::hex16(e.checksum) +
+  require_shard(sum == e.checksum, errc::mismatch,
+                  "XXH3-64 " + detail::hex16(sum) + ", the manifest says " + detail::hex16(e.checksum) +
                       " (a file from another build, or altered)");
   // The whole-file checksum matched, so the payload need not be hashed again.
   const auto local = detail::format::naming_path(path, [&] {
     return view_as<block_filter<P>>(bytes, m.whole.hash, payload_check::skip);
   });
   const block_filter_params& lp = local.params();
-  detail::require(lp.k == m.whole.k && lp.blocks == e.blocks, errc::mismatch,
-                  at + ": the file holds k = " + std::to_string(lp.k) + " and " + std::to_string(lp.blocks) +
+  require_shard(lp.k == m.whole.k && lp.blocks == e.blocks, errc::mismatch,
+                  "the file holds k = " + std::to_string(lp.k) + " and " + std::to_string(lp.blocks) +
                       " blocks, the manifest k = " + std::to_string(m.whole.k) + " and " + std::to_string(e.blocks));
-  detail::require(lp.hash.keys == m.whole.hash.keys, errc::mismatch,
-                  at + ": the file holds " + std::string(to_string(lp.hash.keys)) + " keys, the manifest " +
+  require_shard(lp.hash.keys == m.whole.hash.keys, errc::mismatch,
+                  "the file holds " + std::string(to_string(lp.hash.keys)) + " keys, the manifest " +
                       std::string(to_string(m.whole.hash.keys)) + " keys");
-  detail::require(local.inserted() == e.inserted, errc::mismatch,
-                  at + ": the file counts " + std::to_string(local.inserted()) + " inserts, the manifest " +
+  require_shard(local.inserted() == e.inserted, errc::mismatch,
+                  "the file counts " + std::to_string(local.inserted()) + " inserts, the manifest " +
                       std::to_string(e.inserted));
   block_shard_view<P> view(m.whole, m.layout(), s, local.blocks(), local.inserted());
   return mapped_shard<P>{std::move(file), view};

@@ -148,7 +148,7 @@ inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint
 /// whose next lookup is far away (one key per call from an interpreter),
 /// where each mispredicted early exit (one negative in four at the design
 /// fill) costs a cache or memory latency in series; here the k loads are
-/// independent and overlap. BENCHMARKS.md, "Python", has the measurement.
+/// independent and overlap.
 inline bool standard_test_branch_free(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
                                       std::uint32_t k) noexcept {
   standard_probes probes(h, bits);

@@ -241,7 +241,7 @@ def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int, key_type
     blocks = int(_sizing.split_block_blocks_for(capacity, fpr))
     typed = _python_records_key_types()
     # The file comes back through a temporary file the driver JVM writes, not as bytes through
-    # py4j (which took as long as the build at 10^7 keys; BENCHMARKS.md, Spark).
+    # py4j, whose transfer of a large filter costs as much as building it.
     with _driver_file() as tmp:
         _run(column, lambda: jvm_spark.buildToFile(df._jdf, column, blocks, capacity, fpr, int(depth), typed, tmp))
         result = bloomkit.load(tmp)

@@ -41,8 +41,8 @@ void set_error_from_current_exception() noexcept;
 // ---- deferred per-key adds -------------------------------------------------------
 // From Python, the next key is a few hundred instructions away, so an add
 // whose line is not in cache waits out the whole miss (L3 or DRAM) before the
-// interpreter moves on: at 10^7 keys (a 12 MiB filter) a SplitBlockBloom add
-// took about 160 ns against about 50 at 10^6 (BENCHMARKS.md, "Python").
+// interpreter moves on (a SplitBlockBloom add out of cache costs about three
+// times one in cache).
 // So f.add(key) of the kinds below hashes the key, prefetches its line(s) for
 // writing and parks the hash; the hash parked deferred_capacity adds earlier,
 // whose line has had those adds' time to arrive, is written instead. The

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/bloomkit/cli_throughput.sh - the CLI speed check of issue 5, in one run.
+# tools/bloomkit/cli_throughput.sh - the CLI speed check, in one run.
 #
 #   tools/bloomkit/cli_throughput.sh [BLOOMKIT_BINARY] [KEYS]
 #

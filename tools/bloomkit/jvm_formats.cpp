@@ -298,7 +298,7 @@ int run_jvm_set_op(bool merge, const std::vector<std::string>& inputs, const std
               a.intersect(std::get<F>(other));
             }
           } catch (const error& e) {
-            throw error(e.code(), prefix + e.what());
+            throw error::in_context(prefix, e);
           }
         },
         result);

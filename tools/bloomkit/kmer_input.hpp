@@ -91,7 +91,7 @@ std::uint64_t for_each_kmer_record(const std::string& path, std::string_view for
       on_record(std::string_view(record.name), std::span<const std::uint64_t>(hashes));
     }
   } catch (const error& e) {
-    throw error(e.code(), (path == "-" ? std::string("stdin") : path) + ": " + e.what());
+    throw error::in_context((path == "-" ? std::string("stdin") : path) + ": ", e);
   }
   if (in->bad()) throw error(errc::io, "cannot read '" + path + "'");
   if (!batch.empty()) on_batch(std::span<const std::uint64_t>(batch));

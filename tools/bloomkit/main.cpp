@@ -2,7 +2,8 @@
 //
 // Each subcommand lives in its own file and registers itself here through
 // the functions declared in commands.hpp. main owns what every command
-// shares: the one message form on stderr (`bloomkit: WHERE: what`), the exit
+// shares: the one message form on stderr (`bloomkit: WHERE: what`, built from
+// a library error's parts), the exit
 // codes (0 ok, 1 usage, 2 data), the unknown-command suggestion, values that
 // begin with '-' read as data (argv_rewrite.hpp), and the final check of
 // stdout: a command whose output could not be written (a full disk,
@@ -27,35 +28,46 @@
 
 namespace {
 
-/// Prints `bloomkit: MESSAGE` once: library messages that carry their own
-/// "bloomkit: " prefix (file_format's) lose it, so it is never doubled.
-void erase_all(std::string& text, std::string_view what) {
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at)) text.erase(at, what.size());
-}
-
 /// Set once a message went to stderr: checked_exit then adds no second
 /// line for the same failure (a command that could not write its answers to
 /// stdout has said so; the flush after it fails for the same reason).
 bool reported_an_error = false;
 
-/// Prints `bloomkit: WHERE: what` once. Library messages carry their own
-/// decorations, which are folded into that one form: a "bloomkit: " or
-/// "bloomkit file: " prefix is dropped, a leading "'FILE': " becomes
-/// "FILE: ", and the file is then not named a second time ("cannot map
-/// 'x.bkf': ..." after "x.bkf: ").
-void report(std::string message) {
+/// Prints `bloomkit: MESSAGE`: the one line of a failure.
+void report(const std::string& message) {
   reported_an_error = true;
-  erase_all(message, "bloomkit: ");
-  erase_all(message, "bloomkit file: ");
-  if (message.size() > 2 && message[0] == '\'') {
-    const std::size_t close = message.find("': ", 1);
-    if (close != std::string::npos) {
-      const std::string file = message.substr(1, close - 1);
-      message = file + ": " + message.substr(close + 3);
-      erase_all(message, " '" + file + "'");
+  std::fprintf(stderr, "bloomkit: %s\n", message.c_str());
+}
+
+/// A library error's MESSAGE, formatted from its parts. This program speaks
+/// once, as "bloomkit: " in front of the line, so the parts that say who
+/// speaks inside the library (its "bloomkit: ", the file reader's "bloomkit
+/// file: ") print nothing. An error about a file leads with it, "FILE: what",
+/// and does not name that file again ("x.bkf: cannot map: ..." where what()
+/// reads "'x.bkf': bloomkit: cannot map 'x.bkf': ...").
+std::string message_of(const bloomkit::error& e) {
+  using role = bloomkit::error_part::role_t;
+  const auto& parts = e.parts();
+  std::string out;
+  std::string subject;
+  std::size_t first = 0;
+  if (!parts.empty() && parts[0].role == role::subject) {
+    subject = parts[0].value;
+    out = subject + ": ";
+    first = 1;
+  }
+  for (std::size_t i = first; i < parts.size(); ++i) {
+    const auto& p = parts[i];
+    switch (p.role) {
+      case role::text: out += p.value; break;
+      case role::origin: break;
+      case role::mention:
+        if (p.value != subject) out += " '" + p.value + "'";
+        break;
+      case role::subject: out += "'" + p.value + "': "; break;
     }
   }
-  std::fprintf(stderr, "bloomkit: %s\n", message.c_str());
+  return out;
 }
 
 /// Flushes stdout (C and C++ streams) and turns a failed write into exit 2:
@@ -120,7 +132,7 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     return checked_exit(report_out_of_memory());
   } catch (const bloomkit::error& e) {
-    report(e.what());
+    report(message_of(e));
     return checked_exit(bloomkit::cli::exit_data);
   } catch (const std::exception& e) {
     report(e.what());

@@ -357,7 +357,7 @@ int run_write(const parquet_options& o) {
       try {
         values.push_back(o.hex ? pq::encode_hex(desc, line) : pq::encode_value(desc, line));
       } catch (const error& e) {
-        throw error(e.code(), input.name() + " line " + std::to_string(line_number) + ": " + e.what());
+        throw error::in_context(input.name() + " line " + std::to_string(line_number) + ": ", e);
       }
     }
   }

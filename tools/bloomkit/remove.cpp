@@ -152,7 +152,7 @@ int run_remove(const remove_options& o) {
   try {
     save(loaded, std::filesystem::path(target));
   } catch (const error& e) {
-    throw error(e.code(), std::string(e.what()) + "; nothing was removed, " + target + " is unchanged");
+    throw error::in_context("", e, "; nothing was removed, " + target + " is unchanged");
   }
   if (!o.quiet) {
     std::visit(

@@ -125,8 +125,8 @@ int run_set_op(set_op op, const set_options& o) {
           } catch (const error& e) {
             // The library names the differing parameter; add each file with
             // its own figures, and the fix.
-            if (e.code() != errc::mismatch) throw error(e.code(), prefix + e.what());
-            throw error(e.code(), prefix + e.what() + "; " + o.inputs[0] + ": " + shape_words(summarize_one(a, kind_of(result))) +
+            if (e.code() != errc::mismatch) throw error::in_context(prefix, e);
+            throw error::in_context(prefix, e, "; " + o.inputs[0] + ": " + shape_words(summarize_one(a, kind_of(result))) +
                                       "; " + o.inputs[i] + ": " + shape_words(summarize_one(b, kind_of(other))) +
                                       ". Build both with the same --kind, --capacity and --fpr (or the same --bits and "
                                       "--hashes) to " + verb + " them");

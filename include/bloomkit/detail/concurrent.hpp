@@ -22,7 +22,7 @@
 // what plain ones do (the words are copied to a local block first). A relaxed
 // fetch_or whose result is unused compiles to one `lock or`, about 20 cycles
 // when the line is already owned; bench/micro BM_concurrent_* measures the
-// overhead against the plain kernels (BENCHMARKS.md, "Concurrent inserts").
+// overhead against the plain kernels.
 // Each word is first loaded, and the RMW is skipped when it already holds
 // the key's bits ("test and test-and-set"): a filter near its design fill has
 // about half its bits set, so many words need no write, and a word we do not

@@ -78,12 +78,11 @@ template <class D>
 concept hashes_keys_in_tiles = requires { requires D::keyed_batches_in_tiles; };
 
 /// Keys hashed per tile by a keyed batch: 8 KiB of hashes, which stay in L1.
-/// Why tiles rather than hashing inside the prefetch pipeline: a
-/// split_block_bloom of 10^6 keys took 2.2 ns per batched keyed insert this
-/// way against 2.6-2.8 with a chunked hasher as the pipeline's hash_at (its
-/// per-key refill test and buffer sit in the loop that waits on memory), and
-/// 2.3 against 2.4-2.5 per lookup (AVX-512 Zen 4; BENCHMARKS.md, "Ninth
-/// session"). A tile restarts the pipeline, so its first keys' blocks are not
+/// Why tiles rather than hashing inside the prefetch pipeline: a chunked
+/// hasher as the pipeline's hash_at puts its per-key refill test and buffer
+/// in the loop that waits on memory, which made batched keyed calls slower
+/// (split_block_bloom, 10^6 keys: 2.2 ns per insert in tiles, about 2.7
+/// chunked). A tile restarts the pipeline, so its first keys' blocks are not
 /// prefetched ahead: one memory latency per 1024 keys.
 inline constexpr std::size_t keyed_batch_tile = 1024;
 
@@ -105,10 +104,9 @@ void prefetch_keys(const K* keys, std::size_t count) noexcept {
 /// over this tile's hashes. Why: the hash of a tile reads 8 KiB of keys in
 /// about 0.4 us, faster than the hardware prefetcher, which lost the stream
 /// while f's random probes ran, brings them back from DRAM; so each tile began
-/// with its keys' misses. Prefetched while f runs, they wait in L1: keyed
-/// lookups over 10^6 keys went from may_contain_many + 1.2-2.0 ns to about
-/// + 0.6 ns a key (split_block_bloom, AVX-512 Zen 4; BENCHMARKS.md,
-/// "Eleventh session").
+/// with its keys' misses. Prefetched while f runs, they wait in L1, and a
+/// keyed lookup costs about 0.6 ns a key more than a prehashed one
+/// (split_block_bloom, 10^6 keys).
 template <class K, class Spec, class F>
 void for_each_hashed_tile(const K* keys, std::size_t n, const Spec& spec, F&& f) {
   std::uint64_t hashes[keyed_batch_tile];

@@ -22,14 +22,14 @@ namespace bloomkit::detail {
 /// errc::out_of_memory: "<what> needs N bytes (X MiB)".
 [[noreturn]] inline void fail_allocation(std::string_view what, std::uint64_t count, std::size_t element_bytes) {
   const long double bytes = static_cast<long double>(count) * static_cast<long double>(element_bytes);
-  std::string text = "bloomkit: out of memory: ";
+  std::string text = "out of memory: ";
   text += what;
   text += " needs ";
   text += std::to_string(static_cast<unsigned long long>(bytes));
   text += " bytes (";
   text += std::to_string(static_cast<unsigned long long>((bytes + 1048575.0L) / 1048576.0L));
   text += " MiB)";
-  throw error(errc::out_of_memory, text);
+  throw error::from_library(errc::out_of_memory, text);
 }
 
 /// Allocations at least this large are advised for huge pages: past the
@@ -43,18 +43,15 @@ inline constexpr std::size_t huge_page_min_bytes = std::size_t{8} << 20;
 /// discarded: call it only on memory that is allocated but not yet written.
 /// Why huge pages: a filter probes random cache lines, and past the TLB's
 /// reach every probe of a 4 KiB-page filter also pays a page walk; with 2 MiB
-/// pages a 128 MiB filter needs 64 TLB entries. At 10^8 keys batched
-/// prehashed negatives took 13.0 instead of 18.0 ns (split_block), 13.9
-/// instead of 17.6 (blocked) and 40.2 instead of 54.3 (standard), same
-/// kernels, one run (BENCHMARKS.md, "Issue 20, third round").
+/// pages a 128 MiB filter needs 64 TLB entries, and batched lookups at 10^8
+/// keys take about a quarter less time.
 /// Why drop the pages: the advice only shapes pages faulted in after it.
 /// glibc serves requests below its mmap threshold, which rises to the size
 /// of the largest mapped block freed so far (up to 32 MiB), from its heap,
 /// whose memory an earlier allocation may have faulted in with 4 KiB pages;
-/// a second filter of 8-32 MiB made after the first was freed then got no
-/// huge page at all (BENCHMARKS.md, "Seventh session: huge pages for every
-/// filter"). Dropped, the range reads as zeros and its first writes fault
-/// in huge pages. Only a hint: it changes no byte the caller keeps, it is
+/// a second filter of 8-32 MiB made after the first was freed would get no
+/// huge page at all. Dropped, the range reads as zeros and its first writes
+/// fault in huge pages. Only a hint: it changes no byte the caller keeps, it is
 /// ignored where THP is off ("never") or unavailable, and elsewhere (not
 /// Linux) it does nothing.
 inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {

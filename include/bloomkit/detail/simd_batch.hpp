@@ -36,10 +36,8 @@ inline constexpr std::size_t batch_window = 16;
 /// keyed batch's tile): hash i is data[i]. prefetch_pipeline reads these
 /// where they lie instead of copying each through its ring. Why: the ring's
 /// store and reload sit on every key's path, and with nothing to compute
-/// they were the largest cost left in a cached batch: split_block_bloom's
-/// batched lookups over 10^6 hashes took 1.96-2.01 ns through the ring
-/// against 1.59-1.61 reading the array, inserts 1.86-1.88 against 1.70-1.72
-/// (AVX-512 Zen 4; BENCHMARKS.md, "Eleventh session").
+/// they are the largest cost left in a cached batch (about a fifth of a
+/// split_block_bloom lookup over 10^6 hashes).
 struct hashes_in_memory {
   const std::uint64_t* data;
   std::uint64_t operator()(std::size_t i) const noexcept { return data[i]; }

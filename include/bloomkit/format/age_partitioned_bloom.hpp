@@ -149,7 +149,7 @@ struct format_codec<age_partitioned_bloom> : detail::format::word_payload<age_pa
     try {
       return f();
     } catch (const error& e) {
-      throw error(errc::corrupt, std::string("age_partitioned_bloom: ") + e.what());
+      throw error::in_context(errc::corrupt, "age_partitioned_bloom: ", e);
     }
   }
 };

@@ -153,9 +153,10 @@ inline std::uint64_t checksum(std::span<const std::byte> bytes) noexcept {
   return XXH3_64bits(bytes.data(), bytes.size());
 }
 
-/// Throws bloomkit::error(code, "bloomkit file: " + message).
+/// Throws bloomkit::error(code, "bloomkit file: " + message): the
+/// file-format reader speaking.
 [[noreturn]] inline void fail(errc code, const std::string& message) {
-  throw error(code, "bloomkit file: " + message);
+  throw error::from_file_format(code, message);
 }
 
 /// Throws errc::corrupt naming `field` unless `condition` holds.
@@ -270,7 +271,7 @@ class params_writer {
     at_ += sizeof(T);
   }
   void room(std::size_t n) const {
-    if (n > out_.size() - at_) throw error(errc::invalid_argument, "bloomkit file: codec wrote more parameters than it declared");
+    if (n > out_.size() - at_) throw error::from_file_format(errc::invalid_argument, "codec wrote more parameters than it declared");
   }
   std::span<std::byte> out_;
   std::size_t at_ = 0;
@@ -564,7 +565,7 @@ class header_builder {
                  std::uint64_t payload_bytes, std::uint64_t payload_checksum)
       : bytes_(header_bytes_for(params_bytes), std::byte{0}), params_bytes_(params_bytes) {
     if (params_bytes > max_params_bytes) {
-      throw error(errc::invalid_argument, "bloomkit file: a codec declared " + std::to_string(params_bytes) +
+      throw error::from_file_format(errc::invalid_argument, "a codec declared " + std::to_string(params_bytes) +
                                               " parameter bytes, above the limit of " + std::to_string(max_params_bytes));
     }
     std::memcpy(bytes_.data(), magic.data(), magic.size());

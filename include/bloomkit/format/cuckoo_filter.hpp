@@ -104,7 +104,7 @@ struct format_codec<cuckoo_filter> : detail::format::word_payload<cuckoo_filter_
     try {
       return f();
     } catch (const error& e) {
-      throw error(errc::corrupt, std::string("cuckoo_filter: ") + e.what());
+      throw error::in_context(errc::corrupt, "cuckoo_filter: ", e);
     }
   }
 };

@@ -270,7 +270,7 @@ inline jvm_filter load_jvm_filter(const std::filesystem::path& path) {
     try {
       return read_jvm_filter(bytes);
     } catch (const error& e) {
-      throw error(e.code(), path.string() + ": " + e.what());
+      throw error::in_context(path.string() + ": ", e);
     }
   });
 }

@@ -91,7 +91,7 @@ Result with_kind_impl(filter_kind kind, Fn& fn, std::index_sequence<I...>) {
               ? (out = fn(std::type_identity<std::variant_alternative_t<I, any_filter>>{}), found = true)
               : false) ||
          ...);
-  if (!found) throw error(errc::unknown_kind, "bloomkit: unknown filter kind id " + std::to_string(static_cast<int>(kind)));
+  if (!found) throw error::from_library(errc::unknown_kind, "unknown filter kind id " + std::to_string(static_cast<int>(kind)));
   return out;
 }
 /// fn(std::type_identity<Filter>{}) for the owning type of `kind`.
@@ -216,7 +216,7 @@ void encode(const Filter& filter, Sink&& sink) {
   };
   codec::write_payload(f, checksum_sink);
   if (counted != payload_bytes) {
-    throw error(errc::invalid_argument, "bloomkit file: the " + std::string(to_string(codec::kind)) +
+    throw error::from_file_format(errc::invalid_argument, "the " + std::string(to_string(codec::kind)) +
                                             " codec wrote " + std::to_string(counted) + " payload bytes but declared " +
                                             std::to_string(payload_bytes));
   }
@@ -224,7 +224,7 @@ void encode(const Filter& filter, Sink&& sink) {
   params_writer params(builder.params());
   codec::write_params(f, params);
   if (params.written() != params_bytes) {
-    throw error(errc::invalid_argument, "bloomkit file: the " + std::string(to_string(codec::kind)) +
+    throw error::from_file_format(errc::invalid_argument, "the " + std::string(to_string(codec::kind)) +
                                             " codec wrote fewer parameter bytes than it declared");
   }
   sink(builder.seal());
@@ -377,7 +377,7 @@ decltype(auto) naming_path(const std::filesystem::path& path, Fn&& fn) {
   try {
     return fn();
   } catch (const error& e) {
-    throw error(e.code(), "'" + path.string() + "': " + e.what());
+    throw error::about_file(path.string(), e);
   }
 }
 

@@ -1,0 +1,64 @@
+// tests/error_parts_test.cpp - bloomkit::error keeps its message in parts
+// (who speaks, the file it is about, the files it names, the context added
+// around it) and what() joins them into the same text as a plain message
+// would have: library callers read what they always read, and a shell can
+// format its own line from the parts.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "bloomkit/bloomkit.hpp"
+#include "cli_support.hpp"
+
+namespace bloomkit::test {
+namespace {
+
+using role = error_part::role_t;
+
+TEST(ErrorParts, WhatJoinsThePartsAsBefore) {
+  const error lib = error::from_library(errc::io, "cannot map", "x.bkf", ": cannot open it");
+  EXPECT_STREQ(lib.what(), "bloomkit: cannot map 'x.bkf': cannot open it");
+  EXPECT_EQ(lib.code(), errc::io);
+  ASSERT_EQ(lib.parts().size(), 4u);
+  EXPECT_EQ(lib.parts()[0].role, role::origin);
+  EXPECT_EQ(lib.parts()[2].role, role::mention);
+  EXPECT_EQ(lib.parts()[2].value, "x.bkf");
+
+  const error about = error::about_file("x.bkf", lib);
+  EXPECT_STREQ(about.what(), "'x.bkf': bloomkit: cannot map 'x.bkf': cannot open it");
+  EXPECT_EQ(about.code(), errc::io);
+  EXPECT_EQ(about.parts()[0].role, role::subject);
+
+  const error format = error::from_file_format(errc::truncated, "the file is 6 bytes long");
+  EXPECT_STREQ(format.what(), "bloomkit file: the file is 6 bytes long");
+
+  const error wrapped = error::in_context("cannot merge a with b: ", format, "; more");
+  EXPECT_STREQ(wrapped.what(), "cannot merge a with b: bloomkit file: the file is 6 bytes long; more");
+  EXPECT_EQ(wrapped.code(), errc::truncated);
+  EXPECT_EQ(error::in_context(errc::corrupt, "cuckoo_filter: ", format).code(), errc::corrupt);
+
+  const error plain(errc::invalid_argument, "standard_bloom: k must be at least 1");
+  EXPECT_STREQ(plain.what(), "standard_bloom: k must be at least 1");
+  ASSERT_EQ(plain.parts().size(), 1u);
+  EXPECT_EQ(plain.parts()[0].role, role::text);
+}
+
+TEST(ErrorParts, LoadingAMissingFileNamesItAsItsSubject) {
+  scratch_dir dir;
+  const std::filesystem::path missing = dir.path() / "missing.bloom";
+  try {
+    (void)load(missing);
+    FAIL() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::io);
+    const std::string expected_start = "'" + missing.string() + "': bloomkit: cannot open '" + missing.string() + "': ";
+    EXPECT_EQ(std::string(e.what()).substr(0, expected_start.size()), expected_start) << e.what();
+    ASSERT_FALSE(e.parts().empty());
+    EXPECT_EQ(e.parts()[0].role, role::subject);
+    EXPECT_EQ(e.parts()[0].value, missing.string());
+  }
+}
+
+}  // namespace
+}  // namespace bloomkit::test
