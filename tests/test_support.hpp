@@ -40,11 +40,14 @@ inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path)
   return out;
 }
 
+/// Every kernel bloomkit defines, portable first, then by width.
+inline constexpr kernel every_kernel[] = {kernel::scalar, kernel::sse41, kernel::avx2, kernel::avx512};
+
 /// The kernels this CPU runs, scalar first: the tests that pin every SIMD
 /// path to the scalar one loop over these.
 inline std::vector<kernel> supported_kernels() {
   std::vector<kernel> out;
-  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
+  for (kernel k : every_kernel)
     if (kernel_supported(k)) out.push_back(k);
   return out;
 }

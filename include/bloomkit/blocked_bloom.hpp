@@ -114,9 +114,9 @@ struct cache_line_policy {
   // (bench/micro BM_blocked_v2; at 10^6 the two were within noise;
   // BENCHMARKS.md, "Blocked single calls at x86-64-v2"). So single calls
   // keep the dispatch (no sse41_inlines; block_filter.hpp, "single-key
-  // calls"), and this kernel is what single and batched calls run under the
-  // dispatch's scalar choice (CPUs without AVX2) in place of the portable
-  // loop, which it beats by 1.6-2.0x in the same benchmark.
+  // calls"), and this kernel is what single and batched calls run under
+  // kernel::sse41 (CPUs with SSE4.1 and without AVX2) in place of the
+  // portable loop, which it beats by 1.6-2.0x in the same benchmark.
   //
   // Test: the k bit indices come from pmulld (four salts per register) and
   // a shift; each index is split into its byte (index >> 3, 0..63) and its
