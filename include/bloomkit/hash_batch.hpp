@@ -929,17 +929,29 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
 /// algorithm.
 template <class K>
 inline void hash_key_strings(kernel k, const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
-  with_kernel(k, [&]([[maybe_unused]] auto tag) {
+  // The lanes, where a kernel has them. The key-by-key loop stays outside
+  // the dispatch, one copy, small enough for the compiler to inline the
+  // hash into it (bench/micro BM_hash_key_strings).
+  const bool hashed = with_kernel(k, [&]([[maybe_unused]] auto tag) {
 #if BLOOMKIT_X86_KERNELS
     if constexpr (decltype(tag)::value == kernel::avx512) {
       switch (spec.algorithm) {
-        case hash_algorithm::xxh64: xxh64_strings_avx512(key_strings<K>{keys}, n, spec.seed, out); return;
-        case hash_algorithm::xxh3_64: break;  // no XXH3 lanes for separate keys: key by key below
+        case hash_algorithm::xxh64: xxh64_strings_avx512(key_strings<K>{keys}, n, spec.seed, out); return true;
+        case hash_algorithm::xxh3_64: return false;  // no XXH3 lanes for separate keys
       }
     }
 #endif
-    for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
+    return false;
   });
+  if (hashed) return;
+  for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
+}
+
+/// The active kernel as a value, for hash_key_strings: one call of it per
+/// batch, so that its key-by-key loop (which inlines the hash of each key)
+/// exists once, not once per kernel.
+inline kernel active_kernel_value() noexcept {
+  return with_active_kernel([](auto tag) { return decltype(tag)::value; });
 }
 
 }  // namespace bloomkit::detail
@@ -989,7 +1001,7 @@ inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::u
   } else if constexpr (std::is_arithmetic_v<V>) {
     for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
   } else {
-    with_active_kernel([&](auto tag) { detail::hash_key_strings(decltype(tag)::value, keys, n, spec, out); });
+    detail::hash_key_strings(detail::active_kernel_value(), keys, n, spec, out);
   }
 }
 
