@@ -32,7 +32,7 @@
 // thread_cpu_ns). Compare ratios from one run only.
 //
 // Usage: bloomkit_compare [--sizes 10000,1000000] [--repeats 3] [--json]
-//                         [--queries N] [--filters a,b] [--kernel scalar|avx2|avx512]
+//                         [--queries N] [--filters a,b] [--kernel scalar|sse4.1|avx2|avx512]
 //                         [--unordered-set-max N]
 #include <bloom.h>
 
@@ -75,7 +75,7 @@ struct options {
   std::fprintf(stderr,
                "bloomkit_compare: %s\n"
                "usage: bloomkit_compare [--sizes N,N,...] [--repeats R] [--json] [--queries Q]\n"
-               "                        [--filters NAME,...] [--kernel scalar|avx2|avx512]\n"
+               "                        [--filters NAME,...] [--kernel scalar|sse4.1|avx2|avx512]\n"
                "                        [--unordered-set-max N]\n",
                message.c_str());
   std::exit(2);
@@ -147,6 +147,8 @@ options parse(int argc, char** argv) {
         o.kernel = bloomkit::kernel::avx2;
       } else if (k == "avx512") {
         o.kernel = bloomkit::kernel::avx512;
+      } else if (k == "sse4.1") {
+        o.kernel = bloomkit::kernel::sse41;
       } else {
         usage_error("unknown kernel '" + k + "'");
       }
@@ -161,7 +163,7 @@ options parse(int argc, char** argv) {
           "                       counting_bloom, scalable_bloom, cuckoo_filter, age_partitioned_bloom,\n"
           "                       binary_fuse8, binary_fuse16, ribbon, ribbon_bumped, libbloom,\n"
           "                       unordered_set, memory_limit)\n"
-          "  --kernel K           force a SIMD kernel (scalar, avx2, avx512)\n"
+          "  --kernel K           force a SIMD kernel (scalar, sse4.1, avx2, avx512)\n"
           "  --unordered-set-max N  skip unordered_set above N keys (default 1e7: memory)\n");
       std::exit(0);
     } else {

@@ -409,18 +409,24 @@ void BM_split_block_single(benchmark::State& s, kernel k) { BM_single_dispatched
 void BM_blocked_single(benchmark::State& s, kernel k) { BM_single_dispatched<bloomkit::blocked_bloom>(s, k); }
 
 BENCHMARK_CAPTURE(BM_split_block_test, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_split_block_test, sse41, kernel::sse41);
 BENCHMARK_CAPTURE(BM_split_block_test, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_test, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_blocked_test, sse41, kernel::sse41);
 BENCHMARK_CAPTURE(BM_blocked_test, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_test, avx512, kernel::avx512);
 BENCHMARK_CAPTURE(BM_split_block_set, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_split_block_set, sse41, kernel::sse41);
 BENCHMARK_CAPTURE(BM_split_block_set, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_set, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_blocked_set, sse41, kernel::sse41);
 BENCHMARK_CAPTURE(BM_blocked_set, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_set, avx512, kernel::avx512);
 BENCHMARK_CAPTURE(BM_split_block_single, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_split_block_single, sse41, kernel::sse41);
 BENCHMARK_CAPTURE(BM_split_block_single, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_single, scalar, kernel::scalar);
+BENCHMARK_CAPTURE(BM_blocked_single, sse41, kernel::sse41);
 BENCHMARK_CAPTURE(BM_blocked_single, avx2, kernel::avx2);
 BENCHMARK_CAPTURE(BM_blocked_single, avx512, kernel::avx512);
 BENCHMARK(BM_single_scalar_direct<bloomkit::split_block_bloom>);

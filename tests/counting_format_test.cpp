@@ -21,20 +21,7 @@ namespace fmt = bloomkit::detail::format;
 using bloomkit::detail::splitmix64;
 using bytes_t = std::vector<std::byte>;
 
-/// A 64-byte aligned copy of some bytes, as a mapping would be (view() needs it).
-class aligned_copy {
- public:
-  explicit aligned_copy(std::span<const std::byte> bytes) : storage_((bytes.size() + 63) / 64 + 1), size_(bytes.size()) {
-    if (!bytes.empty()) std::memcpy(storage_.data(), bytes.data(), bytes.size());
-  }
-  [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
-    return {reinterpret_cast<const std::byte*>(storage_.data()), size_};
-  }
-
- private:
-  std::vector<detail::block512> storage_;  // over-aligned element type: 64-byte aligned storage
-  std::size_t size_;
-};
+using bloomkit::test::aligned_copy;
 
 template <class F>
 errc code_of(F&& f) {

@@ -29,23 +29,7 @@ namespace fmt = bloomkit::detail::format;
 
 using bytes_t = std::vector<std::byte>;
 
-/// A copy of `bytes` starting at a 64-byte aligned address (plus `shift`),
-/// as a mapped file would be; view() needs the payload aligned.
-class aligned_buffer {
- public:
-  explicit aligned_buffer(std::span<const std::byte> bytes, std::size_t shift = 0)
-      : storage_(bytes.size() + 128), size_(bytes.size()) {
-    const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
-    offset_ = (64 - address % 64) % 64 + shift;
-    if (!bytes.empty()) std::memcpy(storage_.data() + offset_, bytes.data(), bytes.size());
-  }
-  [[nodiscard]] std::span<std::byte> bytes() noexcept { return {storage_.data() + offset_, size_}; }
-
- private:
-  std::vector<std::byte> storage_;
-  std::size_t size_;
-  std::size_t offset_ = 0;
-};
+using bloomkit::test::aligned_copy;
 
 /// A fresh folder under the build tree, removed at the end of the test.
 class scratch_dir {
@@ -203,7 +187,7 @@ TYPED_TEST(FileFormatTyped, RoundTripEverySizeBytesAndAnswersEqual) {
       ASSERT_TRUE(std::holds_alternative<F>(any));
       EXPECT_EQ(kind_of(any), kind_of<F>());
 
-      aligned_buffer buffer(bytes);
+      aligned_copy buffer(bytes);
       const any_filter_view any_view = view(buffer.bytes());
       ASSERT_TRUE(std::holds_alternative<V>(any_view));
       const V& v = std::get<V>(any_view);
@@ -331,7 +315,7 @@ TYPED_TEST(FileFormatDamage, EveryTruncationIsRejectedAsTruncated) {
   ASSERT_LT(bytes.size(), 8192U);
   for (std::size_t len = 0; len < bytes.size(); ++len) {
     SCOPED_TRACE("length " + std::to_string(len));
-    aligned_buffer buffer(std::span<const std::byte>(bytes).first(len));
+    aligned_copy buffer(std::span<const std::byte>(bytes).first(len));
     EXPECT_EQ(code_of([&] { (void)load(buffer.bytes()); }), errc::truncated);
     EXPECT_EQ(code_of([&] { (void)view(buffer.bytes()); }), errc::truncated);
     EXPECT_EQ(code_of([&] { (void)inspect(buffer.bytes()); }), errc::truncated);
@@ -352,7 +336,7 @@ F typed_damage_sample() {
 
 /// Every single-bit flip of `bytes` is refused by load and view alike.
 void expect_every_bit_flip_detected(const bytes_t& bytes) {
-  aligned_buffer buffer(bytes);
+  aligned_copy buffer(bytes);
   const auto b = buffer.bytes();
   std::size_t by_checksum = 0;
   for (std::size_t bit = 0; bit < bytes.size() * 8; ++bit) {
@@ -415,7 +399,7 @@ TYPED_TEST(FileFormatDamage, AcceptedBytesAreCanonical) {
   EXPECT_EQ(bytes.size(), saved_size(f));
   EXPECT_EQ(save_to_bytes(load(bytes)), bytes);
   EXPECT_EQ(save_to_bytes(load_as<TypeParam>(bytes, f.hash())), bytes);
-  aligned_buffer buffer(bytes);
+  aligned_copy buffer(bytes);
   EXPECT_EQ(save_to_bytes(view(buffer.bytes())), bytes);
   const file_info info = inspect(bytes);
   EXPECT_EQ(info.kind, kind_of<TypeParam>());
@@ -426,7 +410,7 @@ TYPED_TEST(FileFormatDamage, AcceptedBytesAreCanonical) {
 TYPED_TEST(FileFormatTyped, SkippingThePayloadChecksumStillChecksTheHeader) {
   using F = TypeParam;
   const bytes_t bytes = save_to_bytes(small_filled<F>());
-  aligned_buffer buffer(bytes);
+  aligned_copy buffer(bytes);
   const auto b = buffer.bytes();
   // A payload bit; for standard_bloom one below its 200-bit end (the last
   // word's high bits must stay clear, which even a skipped checksum enforces).
@@ -447,7 +431,7 @@ TYPED_TEST(FileFormatTyped, LoadAsChecksKindAndHash) {
   using F = TypeParam;
   const F f = small_filled<F>();
   const bytes_t bytes = save_to_bytes(f);
-  aligned_buffer buffer(bytes);
+  aligned_copy buffer(bytes);
   EXPECT_NO_THROW((void)load_as<F>(bytes, f.hash()));
   EXPECT_NO_THROW((void)view_as<F>(buffer.bytes(), f.hash()));
 
@@ -472,7 +456,7 @@ TYPED_TEST(FileFormatTyped, LoadAsChecksKindAndHash) {
 TYPED_TEST(FileFormatTyped, MisalignedViewIsAClearError) {
   using F = TypeParam;
   const bytes_t bytes = save_to_bytes(small_filled<F>());
-  aligned_buffer shifted(bytes, 4);  // 4 mod 64: no kind's words may sit there
+  aligned_copy shifted(bytes, 4);  // 4 mod 64: no kind's words may sit there
   EXPECT_EQ(code_of([&] { (void)view(shifted.bytes()); }), errc::invalid_argument);
   EXPECT_NE(message_of([&] { (void)view(shifted.bytes()); }).find("aligned"), std::string::npos);
   EXPECT_NO_THROW((void)load(shifted.bytes())) << "load copies, so it takes any address";
@@ -511,7 +495,7 @@ void expect_field_cases(const bytes_t& good, const std::vector<field_case>& case
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const bytes_t bad = edited(good, c.edit);
-    aligned_buffer buffer(bad);
+    aligned_copy buffer(bad);
     EXPECT_EQ(code_of([&] { (void)load(bad); }), c.expected);
     EXPECT_EQ(code_of([&] { (void)view(buffer.bytes()); }), c.expected);
     const std::string message = message_of([&] { (void)load(bad); });
@@ -683,7 +667,7 @@ TEST(FileFormat, HandMadeStandardFileLoads) {
   EXPECT_EQ(f.set_bit_count(), 5U);
   // The writer produces exactly these bytes for this filter.
   EXPECT_EQ(save_to_bytes(f), file);
-  aligned_buffer buffer(file);
+  aligned_copy buffer(file);
   const auto v = view_as<standard_bloom>(buffer.bytes());
   EXPECT_EQ(v.words()[1], 0x41U);
 }

@@ -41,21 +41,7 @@ std::string message_of(Fn&& fn) {
   return "";
 }
 
-/// `bytes` copied to a 64-byte aligned address (what view() needs).
-class aligned_copy {
- public:
-  explicit aligned_copy(const bytes_t& bytes) : storage_(bytes.size() + 64) {
-    const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
-    offset_ = (64 - address % 64) % 64;
-    std::memcpy(storage_.data() + offset_, bytes.data(), bytes.size());
-    size_ = bytes.size();
-  }
-  [[nodiscard]] std::span<const std::byte> span() const noexcept { return {storage_.data() + offset_, size_}; }
-
- private:
-  std::vector<std::byte> storage_;
-  std::size_t offset_ = 0, size_ = 0;
-};
+using bloomkit::test::aligned_copy;
 
 template <class F>
 class InsertedAccuracy : public ::testing::Test {};
@@ -90,7 +76,7 @@ TYPED_TEST(InsertedAccuracy, AnIntersectionsCountIsAnUpperBoundEverywhere) {
   EXPECT_EQ(save_to_bytes(loaded), file) << "canonical: what is read is what is written";
   // A zero-copy view reads it too.
   const aligned_copy aligned(file);
-  const auto viewed = view_as<F>(aligned.span());
+  const auto viewed = view_as<F>(aligned.bytes());
   EXPECT_EQ(viewed.inserted_accuracy(), count_accuracy::at_most);
 
   // A merge with a bound is a bound; inserts keep it; clear makes it exact.

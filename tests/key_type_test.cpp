@@ -24,6 +24,7 @@
 #include "bloomkit/hash_batch.hpp"
 #include "bloomkit/sharding.hpp"
 #include "cli_support.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -633,16 +634,7 @@ TEST(KeyTypeKindsSharded, ATypedShardedFilterKeepsItsTypeThroughItsManifest) {
 
 // ---- the round trip of every kind with every key type ----------------------------------
 
-/// 64-byte aligned copy of `bytes` (as a mapped file is), for view().
-struct aligned_copy {
-  explicit aligned_copy(const bytes_t& bytes) : storage(bytes.size() + 64) {
-    const auto address = reinterpret_cast<std::uintptr_t>(storage.data());
-    data = std::span<std::byte>(storage.data() + (64 - address % 64) % 64, bytes.size());
-    std::memcpy(data.data(), bytes.data(), bytes.size());
-  }
-  bytes_t storage;
-  std::span<std::byte> data;
-};
+using bloomkit::test::aligned_copy;
 
 /// Inserts (or, for a static kind, builds with) logical keys 0..49 in the
 /// C++ type of key type t; time types have no C++ key, so their hashes go in.
@@ -714,7 +706,7 @@ TYPED_TEST(KeyTypeKinds, EveryKeyTypeRoundTripsThroughSaveLoadViewAndInspect) {
     EXPECT_EQ(loaded.hash().keys, t);
     EXPECT_EQ(save_to_bytes(loaded), bytes) << "the encoding is canonical";
     const aligned_copy copy(bytes);
-    const any_filter_view viewed = view(copy.data);
+    const any_filter_view viewed = view(copy.bytes());
     std::visit(
         [&](const auto& view_of) {
           EXPECT_EQ(view_of.hash().keys, t);

@@ -19,13 +19,7 @@ using bloomkit::test::kernel_guard;
 using bloomkit::kernel;
 using bloomkit::detail::splitmix64;
 
-std::vector<kernel> available_kernels() {
-  std::vector<kernel> out;
-  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {
-    if (bloomkit::kernel_supported(k)) out.push_back(k);
-  }
-  return out;
-}
+std::vector<kernel> available_kernels() { return bloomkit::test::supported_kernels(); }
 
 /// The filter built and queried entirely under kernel `k`: blocks after
 /// single inserts, blocks after batched inserts, and both answer vectors.
@@ -152,9 +146,13 @@ TEST(Simd, ChoiceFollowsCpuAndForceScalar) {
   using bloomkit::detail::choose_kernel;
   using bloomkit::detail::cpu_features;
   EXPECT_EQ(choose_kernel(cpu_features{true, true}, nullptr), kernel::avx512);
+  EXPECT_EQ(choose_kernel(cpu_features{true, true, true}, nullptr), kernel::avx512);
   EXPECT_EQ(choose_kernel(cpu_features{true, false}, nullptr), kernel::avx2);
+  EXPECT_EQ(choose_kernel(cpu_features{true, false, true}, nullptr), kernel::avx2);
+  EXPECT_EQ(choose_kernel(cpu_features{false, false, true}, nullptr), kernel::sse41);
   EXPECT_EQ(choose_kernel(cpu_features{false, false}, nullptr), kernel::scalar);
   EXPECT_EQ(choose_kernel(cpu_features{true, true}, "1"), kernel::scalar);
+  EXPECT_EQ(choose_kernel(cpu_features{false, false, true}, "1"), kernel::scalar);
   EXPECT_EQ(choose_kernel(cpu_features{true, true}, "yes"), kernel::scalar);
   EXPECT_EQ(choose_kernel(cpu_features{true, true}, "0"), kernel::avx512);  // "0" means do not force
   EXPECT_EQ(choose_kernel(cpu_features{true, true}, ""), kernel::avx512);
@@ -163,7 +161,7 @@ TEST(Simd, ChoiceFollowsCpuAndForceScalar) {
 TEST(Simd, SetKernelRefusesWhatTheCpuLacksAndResetRestoresTheChoice) {
   kernel_guard guard;
   EXPECT_TRUE(bloomkit::kernel_supported(kernel::scalar));
-  for (kernel k : {kernel::avx2, kernel::avx512}) {
+  for (kernel k : bloomkit::test::every_kernel) {
     if (!bloomkit::kernel_supported(k)) {
       try {
         bloomkit::set_kernel(k);
@@ -180,6 +178,55 @@ TEST(Simd, SetKernelRefusesWhatTheCpuLacksAndResetRestoresTheChoice) {
   EXPECT_EQ(bloomkit::active_kernel(),
             bloomkit::detail::choose_kernel(bloomkit::detail::detect_cpu_features(), env));
   EXPECT_EQ(to_string(kernel::avx2), "avx2");
+}
+
+TEST(Simd, KernelsKeepTheirValuesAndNames) {
+  // The values are stable (a new kernel is appended); the names are what
+  // the CLI, Python and bench print.
+  EXPECT_EQ(static_cast<int>(kernel::scalar), 0);
+  EXPECT_EQ(static_cast<int>(kernel::avx2), 1);
+  EXPECT_EQ(static_cast<int>(kernel::avx512), 2);
+  EXPECT_EQ(static_cast<int>(kernel::sse41), 3);
+  EXPECT_EQ(to_string(kernel::scalar), "scalar");
+  EXPECT_EQ(to_string(kernel::sse41), "sse4.1");
+  EXPECT_EQ(to_string(kernel::avx2), "avx2");
+  EXPECT_EQ(to_string(kernel::avx512), "avx512");
+}
+
+TEST(Simd, WithKernelPassesTheTagOfItsKernel) {
+  for (kernel k : bloomkit::test::every_kernel) {
+    const kernel seen = bloomkit::with_kernel(k, [](auto tag) { return decltype(tag)::value; });
+#if BLOOMKIT_X86_KERNELS
+    EXPECT_EQ(seen, k) << to_string(k);
+#else
+    EXPECT_EQ(seen, kernel::scalar) << to_string(k);  // only the portable kernel exists here
+#endif
+  }
+  kernel_guard guard;
+  bloomkit::set_kernel(kernel::scalar);
+  EXPECT_EQ(bloomkit::with_active_kernel([](auto tag) { return decltype(tag)::value; }), kernel::scalar);
+}
+
+TEST(Simd, ScalarRunsThePortableKernelAndSse41ItsOwn) {
+  // Under kernel::scalar the dispatch picks the portable loop for every
+  // policy; under kernel::sse41 a policy's SSE4.1 kernel where the caller's
+  // target has one (the release preset), else the portable loop too.
+  using bloomkit::detail::block_loop_kernel;
+  using bloomkit::detail::cache_line_policy;
+  using bloomkit::detail::split_block_policy;
+  static_assert(block_loop_kernel<cache_line_policy, kernel::scalar>() == kernel::scalar);
+  static_assert(block_loop_kernel<split_block_policy, kernel::scalar>() == kernel::scalar);
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+  static_assert(block_loop_kernel<cache_line_policy, kernel::sse41>() == kernel::sse41);
+  static_assert(block_loop_kernel<split_block_policy, kernel::sse41>() == kernel::sse41);
+#else
+  static_assert(block_loop_kernel<cache_line_policy, kernel::sse41>() == kernel::scalar);
+#endif
+#if BLOOMKIT_X86_KERNELS
+  static_assert(block_loop_kernel<cache_line_policy, kernel::avx512>() == kernel::avx512);
+  static_assert(block_loop_kernel<split_block_policy, kernel::avx512>() == kernel::avx2);  // no AVX-512 kernel of its own
+#endif
+  SUCCEED();
 }
 
 }  // namespace

@@ -40,11 +40,14 @@ inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path)
   return out;
 }
 
+/// Every kernel bloomkit defines, portable first, then by width.
+inline constexpr kernel every_kernel[] = {kernel::scalar, kernel::sse41, kernel::avx2, kernel::avx512};
+
 /// The kernels this CPU runs, scalar first: the tests that pin every SIMD
 /// path to the scalar one loop over these.
 inline std::vector<kernel> supported_kernels() {
   std::vector<kernel> out;
-  for (kernel k : {kernel::scalar, kernel::avx2, kernel::avx512})
+  for (kernel k : every_kernel)
     if (kernel_supported(k)) out.push_back(k);
   return out;
 }
@@ -99,6 +102,27 @@ constexpr std::uint64_t scaled(std::uint64_t n, std::uint64_t factor = 10) {
 inline double binomial_tolerance(double p, double trials, double z = 5.0) {
   return z * std::sqrt(p * (1.0 - p) / trials);
 }
+
+/// A copy of some bytes starting at a 64-byte aligned address plus `shift`,
+/// as a mapped file's bytes are: view() needs the payload aligned, and a
+/// shift that is not a multiple of 64 checks that it refuses otherwise.
+/// Owns its storage; bytes() stays valid while the copy lives.
+class aligned_copy {
+ public:
+  explicit aligned_copy(std::span<const std::byte> bytes, std::size_t shift = 0)
+      : storage_(bytes.size() + shift + 64), size_(bytes.size()) {
+    const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
+    offset_ = (64 - address % 64) % 64 + shift;
+    if (!bytes.empty()) std::memcpy(storage_.data() + offset_, bytes.data(), bytes.size());
+  }
+  [[nodiscard]] std::span<std::byte> bytes() noexcept { return {storage_.data() + offset_, size_}; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {storage_.data() + offset_, size_}; }
+
+ private:
+  std::vector<std::byte> storage_;
+  std::size_t size_;
+  std::size_t offset_ = 0;
+};
 
 /// A bool buffer for may_contain_many (std::vector<bool> has no span).
 struct bool_buffer {

@@ -128,13 +128,12 @@ concept has_avx512_kernel = requires(typename P::block_type& b, const typename P
 };
 
 /// The set/test of policy P under kernel K, falling back to the next
-/// narrower kernel the policy has (avx512 -> avx2 -> scalar). Only called from
-/// code compiled for K's target (the batch loops below) or after checking
-/// the CPU (block_set / block_test). The scalar choice runs P's SSE4.1
-/// kernel where the caller's target guarantees SSE4.1 (the release
-/// preset's x86-64-v2), as single calls under the dispatch do: under that
-/// choice both block layouts' batched lookups take under half the portable
-/// loop's time (bench/micro).
+/// narrower kernel the policy has (avx512 -> avx2 -> sse41 -> portable).
+/// Only called from code compiled for K's target (the batch loops below) or
+/// after checking the CPU (block_set / block_test). P's SSE4.1 kernel exists
+/// only where the caller's target guarantees SSE4.1 (the release preset's
+/// x86-64-v2); elsewhere kernel::sse41 runs the portable kernel.
+/// kernel::scalar always runs the portable kernel.
 template <class P, kernel K>
 struct block_kernel {
   using block_type = typename P::block_type;
@@ -143,13 +142,13 @@ struct block_kernel {
     if constexpr (K == kernel::avx512 && has_avx512_kernel<P>) {
       P::set_avx512(b, h, k);
       return;
-    } else if constexpr (K != kernel::scalar && has_avx2_kernel<P>) {
+    } else if constexpr ((K == kernel::avx512 || K == kernel::avx2) && has_avx2_kernel<P>) {
       P::set_avx2(b, h, k);
       return;
     }
 #endif
 #if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
-    if constexpr (K == kernel::scalar && has_sse41_kernel<P>) {
+    if constexpr (K != kernel::scalar && has_sse41_kernel<P>) {
       P::set_sse41(b, h, k);
       return;
     }
@@ -160,12 +159,12 @@ struct block_kernel {
 #if BLOOMKIT_X86_KERNELS
     if constexpr (K == kernel::avx512 && has_avx512_kernel<P>) {
       return P::test_avx512(b, h, k);
-    } else if constexpr (K != kernel::scalar && has_avx2_kernel<P>) {
+    } else if constexpr ((K == kernel::avx512 || K == kernel::avx2) && has_avx2_kernel<P>) {
       return P::test_avx2(b, h, k);
     }
 #endif
 #if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
-    if constexpr (K == kernel::scalar && has_sse41_kernel<P>) return P::test_sse41(b, h, k);
+    if constexpr (K != kernel::scalar && has_sse41_kernel<P>) return P::test_sse41(b, h, k);
 #endif
     return P::test(b, h, k);
   }
@@ -203,9 +202,8 @@ struct block_kernel {
 // counted with callgrind), the inlined kernel is slower than the
 // dispatched call out of cache (bench/micro BM_blocked_v2): fewer lookups
 // fit in the out-of-order window, so fewer misses overlap. Such a policy
-// keeps the dispatch and its SSE4.1 kernel replaces the portable one under
-// the dispatch's scalar choice when the caller's target has SSE4.1 (CPUs
-// without AVX2).
+// keeps the dispatch, where kernel::sse41 (CPUs with SSE4.1 and without
+// AVX2) runs its SSE4.1 kernel when the caller's target has SSE4.1.
 
 /// P's SSE4.1 kernel is the one its single calls inline at SSE4.1 targets
 /// (see above); otherwise they keep the dispatch.
@@ -216,38 +214,14 @@ concept inlines_sse41_kernel = has_sse41_kernel<P> && requires { requires P::sse
 /// in L1 and a direct call. The fallback of block_test.
 template <class P>
 inline bool block_test_dispatched(const typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
-#if BLOOMKIT_X86_KERNELS
-  switch (active_kernel()) {
-    case kernel::avx512: return block_kernel<P, kernel::avx512>::test(b, h, k);
-    case kernel::avx2: return block_kernel<P, kernel::avx2>::test(b, h, k);
-    case kernel::scalar: break;
-  }
-#if defined(__SSE4_1__)
-  if constexpr (has_sse41_kernel<P>) return P::test_sse41(b, h, k);
-#endif
-#endif
-  return P::test(b, h, k);
+  return with_active_kernel([&](auto tag) { return block_kernel<P, decltype(tag)::value>::test(b, h, k); });
 }
 
 /// Single-key set under the active (run-time) kernel. The fallback of block_set.
 template <class P>
 inline void block_set_dispatched(typename P::block_type& b, std::uint64_t h, std::uint32_t k) noexcept {
-#if BLOOMKIT_X86_KERNELS
-  switch (active_kernel()) {
-    case kernel::avx512: block_kernel<P, kernel::avx512>::set(b, h, k); return;
-    case kernel::avx2: block_kernel<P, kernel::avx2>::set(b, h, k); return;
-    case kernel::scalar: break;
-  }
-#if defined(__SSE4_1__)
-  if constexpr (has_sse41_kernel<P>) {
-    P::set_sse41(b, h, k);
-    return;
-  }
-#endif
-#endif
-  P::set(b, h, k);
+  with_active_kernel([&](auto tag) { block_kernel<P, decltype(tag)::value>::set(b, h, k); });
 }
-
 
 #if BLOOMKIT_X86_KERNELS && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     defined(__AVX512DQ__) && defined(__AVX2__) && defined(__BMI__) && defined(__BMI2__) && defined(__POPCNT__)
@@ -364,7 +338,7 @@ inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, 
           block_kernel<P, K>::set(blocks[block_index(h, count)], h, static_cast<std::uint32_t>(fixed_k));
         });
   };
-  if constexpr (K != kernel::scalar && unrolls_set_by_k<P>) {
+  if constexpr ((K == kernel::avx2 || K == kernel::avx512) && unrolls_set_by_k<P>) {
     with_constant_k<P::min_k, P::max_k>(k, run);
   } else {
     run(k);
@@ -373,16 +347,18 @@ inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, 
 
 // One instance of each loop per target. `flatten` pulls the kernels (which
 // cannot be always_inline into generic code) and hash_at into the loop,
-// compiled for the loop's target.
-template <class P, class HashAt>
-BLOOMKIT_FLATTEN void block_test_scalar(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
-                                        std::size_t n, HashAt& hash_at, bool* out) {
-  block_test_loop<P, kernel::scalar>(blocks, count, k, n, hash_at, out);
+// compiled for the loop's target. The portable and SSE4.1 loops are compiled
+// for the including code's own target (SSE4.1 kernels exist only where it
+// guarantees SSE4.1).
+template <class P, kernel K, class HashAt>
+BLOOMKIT_FLATTEN void block_test_generic(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
+                                         std::size_t n, HashAt& hash_at, bool* out) {
+  block_test_loop<P, K>(blocks, count, k, n, hash_at, out);
 }
-template <class P, class HashAt>
-BLOOMKIT_FLATTEN void block_set_scalar(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
-                                       std::size_t n, HashAt& hash_at) {
-  block_set_loop<P, kernel::scalar>(blocks, count, k, n, hash_at);
+template <class P, kernel K, class HashAt>
+BLOOMKIT_FLATTEN void block_set_generic(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
+                                        std::size_t n, HashAt& hash_at) {
+  block_set_loop<P, K>(blocks, count, k, n, hash_at);
 }
 #if BLOOMKIT_X86_KERNELS
 template <class P, class HashAt>
@@ -409,40 +385,57 @@ BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void block_set_avx512(typename P::block_
 }
 #endif
 
+/// The widest kernel at most K for which policy P has code of its own (the
+/// loop that runs for K): avx512 -> avx2 -> sse41 -> scalar. Kernels that
+/// would run the same code share one loop instance.
+template <class P, kernel K>
+constexpr kernel block_loop_kernel() noexcept {
+#if BLOOMKIT_X86_KERNELS
+  if constexpr (K == kernel::avx512 && has_avx512_kernel<P>) return kernel::avx512;
+  if constexpr ((K == kernel::avx512 || K == kernel::avx2) && has_avx2_kernel<P>) return kernel::avx2;
+#endif
+#if BLOOMKIT_X86_KERNELS && defined(__SSE4_1__)
+  if constexpr (K != kernel::scalar && has_sse41_kernel<P>) return kernel::sse41;
+#endif
+  return kernel::scalar;
+}
+
 /// Batched test under the active kernel: one branch per call.
 template <class P, class HashAt>
 void block_test_many(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
                      HashAt hash_at, bool* out) {
+  with_active_kernel([&](auto tag) {
+    constexpr kernel run = block_loop_kernel<P, decltype(tag)::value>();
 #if BLOOMKIT_X86_KERNELS
-  switch (active_kernel()) {
-    case kernel::avx512:
-      if constexpr (has_avx512_kernel<P>) return block_test_avx512<P>(blocks, count, k, n, hash_at, out);
-      [[fallthrough]];
-    case kernel::avx2:
-      if constexpr (has_avx2_kernel<P>) return block_test_avx2<P>(blocks, count, k, n, hash_at, out);
-      [[fallthrough]];
-    case kernel::scalar: break;
-  }
+    if constexpr (run == kernel::avx512) {
+      block_test_avx512<P>(blocks, count, k, n, hash_at, out);
+      return;
+    } else if constexpr (run == kernel::avx2) {
+      block_test_avx2<P>(blocks, count, k, n, hash_at, out);
+      return;
+    }
 #endif
-  block_test_scalar<P>(blocks, count, k, n, hash_at, out);
+    block_test_generic<P, run>(blocks, count, k, n, hash_at, out);
+  });
 }
 
 /// Batched insert under the active kernel: one branch per call.
 template <class P, class HashAt>
 void block_set_many(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
                     HashAt hash_at) {
+  with_active_kernel([&](auto tag) {
+    constexpr kernel run = block_loop_kernel<P, decltype(tag)::value>();
 #if BLOOMKIT_X86_KERNELS
-  switch (active_kernel()) {
-    case kernel::avx512:
-      if constexpr (has_avx512_kernel<P>) return block_set_avx512<P>(blocks, count, k, n, hash_at);
-      [[fallthrough]];
-    case kernel::avx2:
-      if constexpr (has_avx2_kernel<P>) return block_set_avx2<P>(blocks, count, k, n, hash_at);
-      [[fallthrough]];
-    case kernel::scalar: break;
-  }
+    if constexpr (run == kernel::avx512) {
+      block_set_avx512<P>(blocks, count, k, n, hash_at);
+      return;
+    } else if constexpr (run == kernel::avx2) {
+      block_set_avx2<P>(blocks, count, k, n, hash_at);
+      return;
+    }
 #endif
-  block_set_scalar<P>(blocks, count, k, n, hash_at);
+    block_set_generic<P, run>(blocks, count, k, n, hash_at);
+  });
 }
 
 /// The one domain check of block_filter_params under policy P

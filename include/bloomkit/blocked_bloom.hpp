@@ -111,8 +111,8 @@ struct cache_line_policy {
   // call once the filter is out of cache (fewer lookups fit in the
   // out-of-order window; bench/micro BM_blocked_v2). So single calls keep the
   // dispatch (no sse41_inlines; block_filter.hpp, "single-key calls"), and
-  // this kernel is what single and batched calls run under the dispatch's
-  // scalar choice (CPUs without AVX2) in place of the portable loop, which
+  // this kernel is what single and batched calls run under kernel::sse41
+  // (CPUs with SSE4.1 and without AVX2) in place of the portable loop, which
   // it beats (same benchmark).
   //
   // Test: the k bit indices come from pmulld (four salts per register) and

@@ -211,7 +211,9 @@ inline void remove_dead_saves(const std::filesystem::path& folder, const std::st
 
 /// All bytes of `path` by read() calls (files, pipes, devices alike); see
 /// with_file_bytes for why reading, not mapping. errc::io naming the path;
-/// errc::out_of_memory naming the bytes.
+/// errc::out_of_memory naming the bytes. Deprecated: it copies what
+/// with_file_bytes lends without a copy, and nothing in bloomkit calls it.
+[[deprecated("copies the file a second time; use with_file_bytes(path, fn), which lends the bytes without a copy")]]
 inline std::vector<std::byte> read_whole_file(const std::filesystem::path& path) {
   const detail::file_bytes bytes = detail::read_file_bytes(path);
   return std::vector<std::byte>(bytes.data.get(), bytes.data.get() + bytes.size);

@@ -125,7 +125,34 @@ constexpr std::string_view to_string(hash_algorithm algorithm) noexcept {
 
 /// True for the algorithm ids this build can compute.
 constexpr bool is_known(hash_algorithm algorithm) noexcept {
-  return algorithm == hash_algorithm::xxh64 || algorithm == hash_algorithm::xxh3_64;
+  switch (algorithm) {
+    case hash_algorithm::xxh64:
+    case hash_algorithm::xxh3_64: return true;
+  }
+  return false;
+}
+
+/// Every algorithm this build can compute, in id order: what the name
+/// lookups below search, and what a shell lists in its help.
+inline constexpr std::array<hash_algorithm, 2> known_hash_algorithms{hash_algorithm::xxh64, hash_algorithm::xxh3_64};
+
+/// The algorithm whose to_string is exactly `name` ("xxh64", "xxh3_64"), or
+/// nullopt. For names a program wrote (shard manifests, parameter dicts),
+/// which are always the canonical ones.
+constexpr std::optional<hash_algorithm> hash_algorithm_named(std::string_view name) noexcept {
+  for (const hash_algorithm a : known_hash_algorithms) {
+    if (to_string(a) == name) return a;
+  }
+  return std::nullopt;
+}
+
+/// The algorithm a user's spelling names: a canonical name (to_string), or
+/// "xxh3" for xxh3_64; nullopt for anything else (case matters). The one
+/// parser of hash names typed by people: the CLI's --hash and Python's
+/// hash= arguments read it and word their own errors.
+constexpr std::optional<hash_algorithm> parse_hash_algorithm(std::string_view name) noexcept {
+  if (name == "xxh3") return hash_algorithm::xxh3_64;
+  return hash_algorithm_named(name);
 }
 
 /// Hashes `size` bytes at `data` with `spec`. Deterministic across machines.

@@ -51,6 +51,7 @@
 
 #include "bloomkit/detail/fixed_hash.hpp"
 #include "bloomkit/detail/simd.hpp"
+#include "bloomkit/detail/unreachable.hpp"
 #include "bloomkit/hash.hpp"
 
 namespace bloomkit::detail {
@@ -68,11 +69,15 @@ inline std::uint64_t key_value_at(const K* keys, std::size_t i) noexcept {
 /// out[i] = hash_key(keys[i], spec) for i < n, portable.
 template <batch_hashable_key K>
 inline void hash_keys_scalar(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
-  if (spec.algorithm == hash_algorithm::xxh64) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = xxh64_of_u64(key_value_at(keys, i), spec.seed);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) out[i] = xxh3_of_u64(key_value_at(keys, i), spec.seed);
+  switch (spec.algorithm) {
+    case hash_algorithm::xxh64:
+      for (std::size_t i = 0; i < n; ++i) out[i] = xxh64_of_u64(key_value_at(keys, i), spec.seed);
+      return;
+    case hash_algorithm::xxh3_64:
+      for (std::size_t i = 0; i < n; ++i) out[i] = xxh3_of_u64(key_value_at(keys, i), spec.seed);
+      return;
   }
+  unreachable();
 }
 
 #if BLOOMKIT_X86_KERNELS
@@ -143,11 +148,11 @@ BLOOMKIT_TARGET_AVX512 void hash_keys_lanes(const K* keys, std::size_t n, std::u
 /// hash_keys_lanes for spec's algorithm.
 template <batch_hashable_key K>
 inline void hash_keys_avx512(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
-  if (spec.algorithm == hash_algorithm::xxh64) {
-    hash_keys_lanes<true>(keys, n, spec.seed, out);
-  } else {
-    hash_keys_lanes<false>(keys, n, spec.seed, out);
+  switch (spec.algorithm) {
+    case hash_algorithm::xxh64: hash_keys_lanes<true>(keys, n, spec.seed, out); return;
+    case hash_algorithm::xxh3_64: hash_keys_lanes<false>(keys, n, spec.seed, out); return;
   }
+  unreachable();
 }
 
 // AVX2 has no 64-bit multiply: a product by a constant is three 32x32->64
@@ -226,25 +231,32 @@ BLOOMKIT_TARGET_AVX2 void hash_keys_mixed_avx2(const K* keys, std::size_t n, std
 /// hash_keys_mixed_avx2 for spec's algorithm.
 template <batch_hashable_key K>
 inline void hash_keys_avx2(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
-  if (spec.algorithm == hash_algorithm::xxh64) {
-    hash_keys_mixed_avx2<true>(keys, n, spec.seed, out);
-  } else {
-    hash_keys_mixed_avx2<false>(keys, n, spec.seed, out);
+  switch (spec.algorithm) {
+    case hash_algorithm::xxh64: hash_keys_mixed_avx2<true>(keys, n, spec.seed, out); return;
+    case hash_algorithm::xxh3_64: hash_keys_mixed_avx2<false>(keys, n, spec.seed, out); return;
   }
+  unreachable();
 }
 #endif
 
 /// out[i] = hash_key(keys[i], spec) for i < n under kernel `k` (the lane
 /// versions for kernel::avx512 and kernel::avx2, which this CPU must
-/// support). spec must be a known algorithm (the filters validate theirs).
+/// support; the portable loop under sse41 and scalar). spec must be a known
+/// algorithm (the filters validate theirs).
 template <batch_hashable_key K>
 inline void hash_keys(kernel k, const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
+  with_kernel(k, [&]([[maybe_unused]] auto tag) {
 #if BLOOMKIT_X86_KERNELS
-  if (k == kernel::avx512) return hash_keys_avx512(keys, n, spec, out);
-  if (k == kernel::avx2) return hash_keys_avx2(keys, n, spec, out);
+    if constexpr (decltype(tag)::value == kernel::avx512) {
+      hash_keys_avx512(keys, n, spec, out);
+      return;
+    } else if constexpr (decltype(tag)::value == kernel::avx2) {
+      hash_keys_avx2(keys, n, spec, out);
+      return;
+    }
 #endif
-  (void)k;
-  hash_keys_scalar(keys, n, spec, out);
+    hash_keys_scalar(keys, n, spec, out);
+  });
 }
 
 /// Offsets of an Arrow string/binary (int32) or large_string/large_binary
@@ -259,16 +271,20 @@ concept string_offset = std::is_same_v<O, std::int32_t> || std::is_same_v<O, std
 template <string_offset O>
 inline void hash_strings_scalar(const std::byte* data, const O* offsets, std::size_t n, hash_spec spec,
                                 std::uint64_t* out) noexcept {
-  if (spec.algorithm == hash_algorithm::xxh64) {
-    for (std::size_t i = 0; i < n; ++i) {
-      out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), spec.seed);
-    }
-  } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      out[i] = XXH3_64bits_withSeed(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]),
-                                    spec.seed);
-    }
+  switch (spec.algorithm) {
+    case hash_algorithm::xxh64:
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i] = XXH64(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]), spec.seed);
+      }
+      return;
+    case hash_algorithm::xxh3_64:
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i] = XXH3_64bits_withSeed(data + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i]),
+                                      spec.seed);
+      }
+      return;
   }
+  unreachable();
 }
 
 /// Strings of at most this many bytes take the lanes (XXH64's short-input
@@ -866,22 +882,38 @@ BLOOMKIT_TARGET_AVX2 void xxh64_strings_avx2(const S& s, std::size_t n, std::uin
 #endif
 
 /// hash_strings_scalar under kernel `k` (which this CPU must support): XXH64
-/// in 8 lanes under avx512, 4 under avx2; XXH3, and every kernel elsewhere,
-/// the scalar loop. The same hashes in every case.
+/// in 8 lanes under avx512, 4 under avx2; XXH3 in 8 lanes under avx512; every
+/// other case the scalar loop. The same hashes in every case. spec must be
+/// a known algorithm.
 template <string_offset O>
 inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std::size_t n, hash_spec spec,
                          std::uint64_t* out) noexcept {
+  with_kernel(k, [&]([[maybe_unused]] auto tag) {
 #if BLOOMKIT_X86_KERNELS
-  if (spec.algorithm == hash_algorithm::xxh64) {
-    if (k == kernel::avx512) return xxh64_strings_avx512(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);
-    if (k == kernel::avx2) return xxh64_strings_avx2(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);
-  }
-  if (spec.algorithm == hash_algorithm::xxh3_64 && k == kernel::avx512) {
-    return xxh3_strings_avx512(column_strings<O>{data, offsets, static_cast<std::uint64_t>(offsets[n])}, n, spec.seed, out);
-  }
+    constexpr kernel K = decltype(tag)::value;
+    if constexpr (K == kernel::avx512 || K == kernel::avx2) {
+      const column_strings<O> strings{data, offsets, static_cast<std::uint64_t>(offsets[n])};
+      switch (spec.algorithm) {
+        case hash_algorithm::xxh64:
+          if constexpr (K == kernel::avx512) {
+            xxh64_strings_avx512(strings, n, spec.seed, out);
+          } else {
+            xxh64_strings_avx2(strings, n, spec.seed, out);
+          }
+          return;
+        case hash_algorithm::xxh3_64:
+          if constexpr (K == kernel::avx512) {
+            xxh3_strings_avx512(strings, n, spec.seed, out);
+          } else {
+            hash_strings_scalar(data, offsets, n, spec, out);
+          }
+          return;
+      }
+      unreachable();
+    }
 #endif
-  (void)k;
-  hash_strings_scalar(data, offsets, n, spec, out);
+    hash_strings_scalar(data, offsets, n, spec, out);
+  });
 }
 
 /// out[i] = hash_key(keys[i], spec) for i < n, keys that are not
@@ -891,13 +923,29 @@ inline void hash_strings(kernel k, const std::byte* data, const O* offsets, std:
 /// algorithm.
 template <class K>
 inline void hash_key_strings(kernel k, const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) {
+  // The lanes, where a kernel has them. The key-by-key loop stays outside
+  // the dispatch, one copy, small enough for the compiler to inline the
+  // hash into it (bench/micro BM_hash_key_strings).
+  const bool hashed = with_kernel(k, [&]([[maybe_unused]] auto tag) {
 #if BLOOMKIT_X86_KERNELS
-  if (k == kernel::avx512 && spec.algorithm == hash_algorithm::xxh64) {
-    return xxh64_strings_avx512(key_strings<K>{keys}, n, spec.seed, out);
-  }
+    if constexpr (decltype(tag)::value == kernel::avx512) {
+      switch (spec.algorithm) {
+        case hash_algorithm::xxh64: xxh64_strings_avx512(key_strings<K>{keys}, n, spec.seed, out); return true;
+        case hash_algorithm::xxh3_64: return false;  // no XXH3 lanes for separate keys
+      }
+    }
 #endif
-  (void)k;
+    return false;
+  });
+  if (hashed) return;
   for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
+}
+
+/// The active kernel as a value, for hash_key_strings: one call of it per
+/// batch, so that its key-by-key loop (which inlines the hash of each key)
+/// exists once, not once per kernel.
+inline kernel active_kernel_value() noexcept {
+  return with_active_kernel([](auto tag) { return decltype(tag)::value; });
 }
 
 }  // namespace bloomkit::detail
@@ -932,7 +980,9 @@ inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::u
         for (std::size_t at = 0; at < n; at += chunk) {
           const std::size_t m = std::min(chunk, n - at);
           for (std::size_t i = 0; i < m; ++i) wide[i] = *detail::convert_number(keys[at + i], spec.keys);
-          detail::hash_keys(active_kernel(), static_cast<const std::uint64_t*>(wide), m, spec, out + at);
+          with_active_kernel([&](auto tag) {
+            detail::hash_keys(decltype(tag)::value, static_cast<const std::uint64_t*>(wide), m, spec, out + at);
+          });
         }
         return;
       }
@@ -941,11 +991,11 @@ inline void batch_hash_into(const K* keys, std::size_t n, hash_spec spec, std::u
     return;
   }
   if constexpr (detail::batch_hashable_key<V>) {
-    detail::hash_keys(active_kernel(), keys, n, spec, out);
+    with_active_kernel([&](auto tag) { detail::hash_keys(decltype(tag)::value, keys, n, spec, out); });
   } else if constexpr (std::is_arithmetic_v<V>) {
     for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
   } else {
-    detail::hash_key_strings(active_kernel(), keys, n, spec, out);
+    detail::hash_key_strings(detail::active_kernel_value(), keys, n, spec, out);
   }
 }
 
@@ -960,7 +1010,8 @@ template <detail::string_offset O>
 inline void hash_strings(const std::byte* data, std::span<const O> offsets, hash_spec spec,
                          std::span<std::uint64_t> out) noexcept {
   if (out.empty()) return;
-  detail::hash_strings(active_kernel(), data, offsets.data(), out.size(), spec, out.data());
+  with_active_kernel(
+      [&](auto tag) { detail::hash_strings(decltype(tag)::value, data, offsets.data(), out.size(), spec, out.data()); });
 }
 
 }  // namespace bloomkit

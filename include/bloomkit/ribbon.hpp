@@ -278,15 +278,25 @@ BLOOMKIT_TARGET_AVX512 inline std::uint32_t ribbon_evaluate_avx512(const std::ui
 }
 #endif
 
-/// ribbon_evaluate under kernel `k` (avx512: the column-SIMD version; every
-/// other kernel the scalar loop, which AVX2 does not beat at r <= 16).
+/// ribbon_evaluate under kernel K (avx512: the column-SIMD version; every
+/// other kernel the portable loop, which AVX2 does not beat at r <= 16).
+/// Runs only where K's target is available (code compiled for it, or after
+/// the CPU was checked).
+template <kernel K>
+inline std::uint32_t ribbon_evaluate_under(const std::uint64_t* words, std::uint32_t result_bits,
+                                           std::uint64_t start, std::uint64_t lo, std::uint64_t hi) noexcept {
+#if BLOOMKIT_X86_KERNELS
+  if constexpr (K == kernel::avx512) return ribbon_evaluate_avx512(words, result_bits, start, lo, hi);
+#endif
+  return ribbon_evaluate(words, result_bits, start, lo, hi);
+}
+
+/// ribbon_evaluate under kernel `k`, which this CPU must support.
 inline std::uint32_t ribbon_evaluate(kernel k, const std::uint64_t* words, std::uint32_t result_bits,
                                      std::uint64_t start, std::uint64_t lo, std::uint64_t hi) noexcept {
-#if BLOOMKIT_X86_KERNELS
-  if (k == kernel::avx512) return ribbon_evaluate_avx512(words, result_bits, start, lo, hi);
-#endif
-  (void)k;
-  return ribbon_evaluate(words, result_bits, start, lo, hi);
+  return with_kernel(k, [&](auto tag) {
+    return ribbon_evaluate_under<decltype(tag)::value>(words, result_bits, start, lo, hi);
+  });
 }
 
 /// The batched query loop under kernel K over hash_at(0..n): the band of
@@ -306,7 +316,7 @@ inline void ribbon_query_many(const std::uint64_t* words, const ribbon_params& p
       },
       [&](std::size_t i, std::uint64_t x) {
         const ribbon_row row = ribbon_row_of(x, p.slots, r);
-        out[i] = ribbon_evaluate(K, words, r, row.start, row.lo, row.hi) == row.result;
+        out[i] = ribbon_evaluate_under<K>(words, r, row.start, row.lo, row.hi) == row.result;
       });
 }
 
@@ -376,15 +386,16 @@ inline std::uint32_t ribbon_code_at(const std::uint64_t* codes, std::uint64_t bu
 
 /// The bumped query of key hash h: walk the layers until one keeps the key
 /// (offset >= its bucket's cut) or the last, and compare there.
-inline bool ribbon_bumped_query(kernel k, const std::uint64_t* words, const ribbon_layer_map& map,
-                                std::uint32_t r, std::uint64_t h) noexcept {
+template <kernel K>
+inline bool ribbon_bumped_query(const std::uint64_t* words, const ribbon_layer_map& map, std::uint32_t r,
+                                std::uint64_t h) noexcept {
   for (std::uint32_t i = 0;; ++i) {
     const ribbon_row row = ribbon_row_of(seeded_hash(h, map.seed[i]), map.slots[i], r);
     if (i + 1 < map.layers &&
         row.start % 64 < ribbon_bump_cuts[ribbon_code_at(words + map.codes[i], row.start / 64)]) {
       continue;
     }
-    return ribbon_evaluate(k, words + map.words[i], r, row.start, row.lo, row.hi) == row.result;
+    return ribbon_evaluate_under<K>(words + map.words[i], r, row.start, row.lo, row.hi) == row.result;
   }
 }
 
@@ -403,7 +414,7 @@ inline void ribbon_bumped_query_many(const std::uint64_t* words, const ribbon_la
         prefetch(base + 3 * r - 1);
         if (map.layers > 1) prefetch(words + map.codes[0] + start / 64 / 32);
       },
-      [&](std::size_t i, std::uint64_t h) { out[i] = ribbon_bumped_query(K, words, map, r, h); });
+      [&](std::size_t i, std::uint64_t h) { out[i] = ribbon_bumped_query<K>(words, map, r, h); });
 }
 
 #if BLOOMKIT_X86_KERNELS
@@ -627,11 +638,15 @@ class ribbon_reader : public static_facade<D> {
     const ribbon_params& p = self().params();
     if (p.slots == 0) return false;
     if (p.layout == ribbon_layout::bumped) {
-      return ribbon_bumped_query(active_kernel(), self().words().data(), self().layer_map(), p.result_bits, h);
+      return with_active_kernel([&](auto tag) {
+        return ribbon_bumped_query<decltype(tag)::value>(self().words().data(), self().layer_map(), p.result_bits, h);
+      });
     }
     const ribbon_row row = ribbon_row_of(seeded_hash(h, p.seed), p.slots, p.result_bits);
-    return ribbon_evaluate(active_kernel(), self().words().data(), p.result_bits, row.start, row.lo, row.hi) ==
-           row.result;
+    return with_active_kernel([&](auto tag) {
+      return ribbon_evaluate_under<decltype(tag)::value>(self().words().data(), p.result_bits, row.start, row.lo,
+                                                         row.hi) == row.result;
+    });
   }
 
   /// The batch core (detail::ribbon_query_many): the band of the hash a
@@ -645,23 +660,26 @@ class ribbon_reader : public static_facade<D> {
       return;
     }
     const std::uint64_t* words = self().words().data();
-    if (p.layout == ribbon_layout::bumped) {
+    // Only avx512 has a ribbon kernel of its own; the others share the portable loop.
+    with_active_kernel([&]([[maybe_unused]] auto tag) {
+      if (p.layout == ribbon_layout::bumped) {
 #if BLOOMKIT_X86_KERNELS
-      if (active_kernel() == kernel::avx512) {
-        ribbon_bumped_query_many_avx512(words, self().layer_map(), p.result_bits, n, hash_at, out);
+        if constexpr (decltype(tag)::value == kernel::avx512) {
+          ribbon_bumped_query_many_avx512(words, self().layer_map(), p.result_bits, n, hash_at, out);
+          return;
+        }
+#endif
+        ribbon_bumped_query_many<kernel::scalar>(words, self().layer_map(), p.result_bits, n, hash_at, out);
+        return;
+      }
+#if BLOOMKIT_X86_KERNELS
+      if constexpr (decltype(tag)::value == kernel::avx512) {
+        ribbon_query_many_avx512(words, p, n, hash_at, out);
         return;
       }
 #endif
-      ribbon_bumped_query_many<kernel::scalar>(words, self().layer_map(), p.result_bits, n, hash_at, out);
-      return;
-    }
-#if BLOOMKIT_X86_KERNELS
-    if (active_kernel() == kernel::avx512) {
-      ribbon_query_many_avx512(words, p, n, hash_at, out);
-      return;
-    }
-#endif
-    ribbon_query_many<kernel::scalar>(words, p, n, hash_at, out);
+      ribbon_query_many<kernel::scalar>(words, p, n, hash_at, out);
+    });
   }
 
   [[nodiscard]] hash_spec hash() const noexcept { return self().params().hash; }

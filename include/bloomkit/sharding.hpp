@@ -791,13 +791,9 @@ inline shard_manifest manifest_from_json(std::string_view text, const std::strin
   m.kind = string_field(j, "kind");
   if (field(j, "hash").t != value::type::object) detail::manifest_fail(errc::corrupt, where, "field 'hash' must be an object");
   const std::string algorithm = string_field(sax.hash, "algorithm");
-  if (algorithm == to_string(hash_algorithm::xxh64)) {
-    m.whole.hash.algorithm = hash_algorithm::xxh64;
-  } else if (algorithm == to_string(hash_algorithm::xxh3_64)) {
-    m.whole.hash.algorithm = hash_algorithm::xxh3_64;
-  } else {
-    detail::manifest_fail(errc::corrupt, where, "unknown hash algorithm '" + algorithm + "'");
-  }
+  const auto named = hash_algorithm_named(algorithm);
+  if (!named) detail::manifest_fail(errc::corrupt, where, "unknown hash algorithm '" + algorithm + "'");
+  m.whole.hash.algorithm = *named;
   m.whole.hash.seed = unsigned_field(sax.hash, "seed", UINT64_MAX);
   if (sax.hash.find("key_type") != nullptr) {  // absent: an untyped filter (every manifest before key types)
     const auto keys = parse_key_type(string_field(sax.hash, "key_type"));

@@ -897,8 +897,7 @@ key_type key_type_argument(const std::optional<std::string>& name) {
 }
 
 hash_spec make_hash_spec(std::string_view algorithm, std::uint64_t seed) {
-  if (algorithm == "xxh3_64" || algorithm == "xxh3") return hash_spec{hash_algorithm::xxh3_64, seed};
-  if (algorithm == "xxh64") return hash_spec{hash_algorithm::xxh64, seed};
+  if (const auto parsed = parse_hash_algorithm(algorithm)) return hash_spec{*parsed, seed};
   throw_invalid("hash must be \"xxh3_64\" or \"xxh64\", got \"" + std::string(algorithm) + "\"");
 }
 

@@ -91,13 +91,9 @@ block_filter_params params_from(const nb::dict& d) {
   p.capacity = nb::cast<std::uint64_t>(d["capacity"]);
   p.target_fpr = nb::cast<double>(d["target_fpr"]);
   const auto algorithm = utf8_string(d["hash_algorithm"], "hash_algorithm as a str");
-  if (algorithm == "xxh64") {
-    p.hash.algorithm = hash_algorithm::xxh64;
-  } else if (algorithm == "xxh3_64") {
-    p.hash.algorithm = hash_algorithm::xxh3_64;
-  } else {
-    throw error(errc::invalid_argument, "bloomkit: unknown hash algorithm '" + algorithm + "'");
-  }
+  const auto named = hash_algorithm_named(algorithm);
+  if (!named) throw error(errc::invalid_argument, "bloomkit: unknown hash algorithm '" + algorithm + "'");
+  p.hash.algorithm = *named;
   p.hash.seed = nb::cast<std::uint64_t>(d["hash_seed"]);
   return p;
 }

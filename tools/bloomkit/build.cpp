@@ -362,7 +362,7 @@ int run_build(const build_options& o) {
   }
   const bool bumped = o.layout && *o.layout == "bumped";
   hash_spec spec = info.default_hash;
-  if (o.hash) spec.algorithm = parse_hash_algorithm(*o.hash);
+  if (o.hash) spec.algorithm = hash_algorithm_argument(*o.hash);
   if (o.seed) spec.seed = *o.seed;
   // The file records what its keys are (docs/KEYS.md): text and hex keys are
   // bytes, u64 / i64 / int keys int64, f64 keys float64. K-mers are hashed

@@ -197,13 +197,15 @@ class key_hasher {
   /// their cost.
   bool hash(std::string_view line, std::uint64_t& out) {
     if (format_ == key_format::text) {
-      out = spec_.algorithm == hash_algorithm::xxh3_64 ? XXH3_64bits_withSeed(line.data(), line.size(), spec_.seed)
-                                                       : XXH64(line.data(), line.size(), spec_.seed);
-      return true;
+      switch (spec_.algorithm) {
+        case hash_algorithm::xxh3_64: out = XXH3_64bits_withSeed(line.data(), line.size(), spec_.seed); return true;
+        case hash_algorithm::xxh64: out = XXH64(line.data(), line.size(), spec_.seed); return true;
+      }
     }
+    // Other formats; and text under an algorithm the constructor would have
+    // refused, which hash_bytes refuses too (it throws).
     return hash_other(line, out);
   }
-  // (The constructor accepts only known algorithms, so "not xxh3_64" is xxh64.)
 
   /// Why the last hash() failed, e.g. "odd number of hex digits".
   [[nodiscard]] const char* why() const noexcept { return why_; }
@@ -251,6 +253,19 @@ std::string describe_bad_key(std::string_view source, std::uint64_t line_number,
 /// not parse throws bloomkit::error(errc::invalid_argument) naming the input
 /// and its line. `on_progress(bytes_done_in_this_input, keys_so_far)` is
 /// called after each batch.
+/// True when text keys under `algorithm` are hashed a batch at a time, in
+/// the library's string lanes (hash_batch.hpp); false when line by line.
+/// XXH64 (split-block's Parquet hash) batches: its per-line path branches
+/// on the length's remainder, the lanes do not. XXH3's scalar path is as
+/// fast as its lanes on separate keys, so it stays per line.
+constexpr bool batched_text_hash(hash_algorithm algorithm) noexcept {
+  switch (algorithm) {
+    case hash_algorithm::xxh64: return true;
+    case hash_algorithm::xxh3_64: return false;
+  }
+  return false;
+}
+
 template <class Sink, class Progress>
 std::uint64_t for_each_key_batch(line_reader& reader, key_hasher& hasher, Sink&& sink, Progress&& on_progress,
                                  std::uint64_t keys_before = 0);
@@ -318,11 +333,7 @@ std::uint64_t for_each_key_batch(line_reader& reader, key_hasher& hasher, Sink&&
   std::size_t n = 0;
   std::uint64_t line_number = 0;
   std::uint64_t keys = keys_before;
-  // Text keys under XXH64 (split-block's Parquet hash) are hashed per batch,
-  // in the library's string lanes (hash_batch.hpp): XXH64's per-line path
-  // branches on the length's remainder, the lanes do not. XXH3's scalar path
-  // measured as fast as its lanes on separate keys, so it stays per line.
-  const bool batch_hashed = hasher.format() == key_format::text && hasher.spec().algorithm == hash_algorithm::xxh64;
+  const bool batch_hashed = hasher.format() == key_format::text && batched_text_hash(hasher.spec().algorithm);
   auto flush = [&] {
     if (batch_hashed) batch_hash_into(lines, n, hasher.spec(), hashes);
     sink(std::span<const std::uint64_t>(hashes, n), std::span<const std::string_view>(lines, n));

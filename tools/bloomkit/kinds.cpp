@@ -248,9 +248,8 @@ any_filter make_exact_filter(filter_kind kind, std::uint64_t bits, std::uint32_t
                     std::string(to_string(kind)));
 }
 
-hash_algorithm parse_hash_algorithm(std::string_view name) {
-  if (name == "xxh3_64" || name == "xxh3") return hash_algorithm::xxh3_64;
-  if (name == "xxh64") return hash_algorithm::xxh64;
+hash_algorithm hash_algorithm_argument(std::string_view name) {
+  if (const auto algorithm = bloomkit::parse_hash_algorithm(name)) return *algorithm;
   throw usage_error("--hash must be xxh3_64 or xxh64, got \"" + std::string(name) + "\"");
 }
 

@@ -68,7 +68,8 @@ const kind_entry& find_kind(std::string_view name);
 /// "standard, blocked, split-block" (for help texts and messages).
 std::string kind_names();
 
-/// Parses --hash: "xxh3_64" (also "xxh3") or "xxh64"; throws usage_error.
-hash_algorithm parse_hash_algorithm(std::string_view name);
+/// The algorithm --hash names (bloomkit::parse_hash_algorithm: "xxh3_64",
+/// "xxh3" or "xxh64"); throws usage_error naming the accepted spellings.
+hash_algorithm hash_algorithm_argument(std::string_view name);
 
 }  // namespace bloomkit::cli
