@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/cuckoo_filter.hpp"
@@ -103,9 +105,9 @@ TEST(Cuckoo, EmptyOneKeyAndTheSameKeyTwice) {
   EXPECT_EQ(filter.remove(std::string("a")), remove_result::absent);
   EXPECT_DOUBLE_EQ(filter.load_factor(), 0.0);
   EXPECT_DOUBLE_EQ(filter.estimated_fpr(), 0.0);
-  EXPECT_EQ(filter.insert(std::string("a")), insert_result::inserted);
+  EXPECT_EQ(filter.try_insert(std::string("a")), insert_result::inserted);
   EXPECT_TRUE(filter.may_contain(std::string("a")));
-  EXPECT_EQ(filter.insert(std::string("a")), insert_result::inserted);
+  EXPECT_EQ(filter.try_insert(std::string("a")), insert_result::inserted);
   EXPECT_EQ(filter.count_estimate(std::string("a")), 2u);
   EXPECT_EQ(filter.inserted(), 2u);
   EXPECT_EQ(filter.remove(std::string("a")), remove_result::removed);
@@ -120,13 +122,13 @@ TEST(Cuckoo, AtMostEightCopiesOfOneKeyThenFullWithNothingChanged) {
   cuckoo_filter filter(1000, 0.01);
   const std::uint64_t key = bloomkit::detail::mix64(42), other = bloomkit::detail::mix64(7);
   std::uint32_t copies = 0;
-  while (filter.insert_hash(key) == insert_result::inserted) ++copies;
+  while (filter.try_insert_hash(key) == insert_result::inserted) ++copies;
   // 8 slots in the two buckets; the walk cannot move a copy anywhere else,
   // so the ninth goes to the victim slot and the tenth is refused.
   EXPECT_EQ(copies, 9u);
   EXPECT_TRUE(filter.full());
   const std::vector<std::uint64_t> before(filter.words().begin(), filter.words().end());
-  EXPECT_EQ(filter.insert_hash(other), insert_result::full);
+  EXPECT_EQ(filter.try_insert_hash(other), insert_result::full);
   EXPECT_EQ(filter.insert_if_absent_hash(other), insert_result::full);
   EXPECT_EQ(filter.insert_if_absent_hash(key), insert_result::present);
   EXPECT_EQ(std::vector<std::uint64_t>(filter.words().begin(), filter.words().end()), before);
@@ -136,7 +138,7 @@ TEST(Cuckoo, AtMostEightCopiesOfOneKeyThenFullWithNothingChanged) {
   EXPECT_FALSE(filter.full()) << "the victim moved into the freed slot";
   EXPECT_EQ(filter.count_estimate_hash(key), 8u);
   EXPECT_EQ(filter.occupied_slots(), 8u);
-  EXPECT_EQ(filter.insert_hash(other), insert_result::inserted);
+  EXPECT_EQ(filter.try_insert_hash(other), insert_result::inserted);
 }
 
 // A model test: a multiset beside the filter over many mixed operations,
@@ -161,7 +163,7 @@ TEST(Cuckoo, ModelTestAgainstAMultiset) {
           const std::uint64_t h = bloomkit::detail::mix64(rng() % (2 * capacity) + 1);
           const std::vector<std::uint64_t> before(filter.words().begin(), filter.words().end());
           const bool was_full = filter.full();
-          const insert_result r = filter.insert_hash(h);
+          const insert_result r = filter.try_insert_hash(h);
           if (r == insert_result::full) {
             ++fulls;
             ASSERT_TRUE(was_full);
@@ -212,7 +214,7 @@ TEST(Cuckoo, FillsToDesignCapacityWithoutBecomingFull) {
       for (std::uint64_t seed = 1; seed <= 3; ++seed) {
         cuckoo_filter filter(n, p);
         const auto hashes = random_hashes(n, seed * 1000 + n);
-        for (const std::uint64_t h : hashes) ASSERT_EQ(filter.insert_hash(h), insert_result::inserted) << n;
+        for (const std::uint64_t h : hashes) ASSERT_EQ(filter.try_insert_hash(h), insert_result::inserted) << n;
         EXPECT_FALSE(filter.full()) << "n=" << n << " p=" << p << " seed=" << seed;
         for (const std::uint64_t h : hashes) ASSERT_TRUE(filter.may_contain_hash(h));
       }
@@ -223,7 +225,7 @@ TEST(Cuckoo, FillsToDesignCapacityWithoutBecomingFull) {
 TEST(Cuckoo, ReachesAtLeastNinetyFivePercentLoadBeforeFull) {
   cuckoo_filter filter(cuckoo_filter_params{1 << 16, 12, 1 << 18, 0.01, {}});
   bloomkit::detail::splitmix64 rng(5);
-  while (filter.insert_hash(rng()) == insert_result::inserted) {
+  while (filter.try_insert_hash(rng()) == insert_result::inserted) {
   }
   EXPECT_GE(filter.load_factor(), 0.95);
   EXPECT_TRUE(filter.full());
@@ -237,7 +239,7 @@ TEST(Cuckoo, MeasuredFprMatchesTheReportedRate) {
   for (const double p : {0.03, 0.01, 0.001}) {
     const std::uint64_t n = scaled(200'000);
     cuckoo_filter filter(n, p);
-    for (const std::uint64_t h : random_hashes(n, 11)) ASSERT_EQ(filter.insert_hash(h), insert_result::inserted);
+    for (const std::uint64_t h : random_hashes(n, 11)) ASSERT_EQ(filter.try_insert_hash(h), insert_result::inserted);
     const std::uint64_t trials = scaled(2'000'000);
     std::uint64_t positives = 0;
     for (const std::uint64_t h : random_hashes(trials, 12)) positives += filter.may_contain_hash(h);
@@ -255,7 +257,7 @@ TEST(Cuckoo, MeasuredFprMatchesTheReportedRate) {
 TEST(Cuckoo, MeasuredFprWhenFullIsBelowTheFullLoadBound) {
   cuckoo_filter filter(cuckoo_filter_params{1 << 14, 8, 1 << 16, 0.05, {}});
   bloomkit::detail::splitmix64 rng(21);
-  while (filter.insert_hash(rng()) == insert_result::inserted) {
+  while (filter.try_insert_hash(rng()) == insert_result::inserted) {
   }
   const std::uint64_t trials = scaled(1'000'000);
   std::uint64_t positives = 0;
@@ -298,14 +300,82 @@ TEST(Cuckoo, InsertIfAbsentManyMatchesTheSingleKeyCalls) {
   for (std::size_t i = 3000; i < hashes.size(); ++i) EXPECT_EQ((batch.inserted_bits[i / 64] >> (i % 64)) & 1, 0u);
 }
 
-TEST(Cuckoo, InsertManyStopsAtFull) {
+TEST(Cuckoo, TryInsertManyStopsAtFull) {
   cuckoo_filter filter(cuckoo_filter_params{2, 8, 8, 0.05, {}});
   const auto hashes = random_hashes(100, 51);
-  const std::size_t done = filter.insert_many(hashes);
+  const std::size_t done = filter.try_insert_many(hashes);
   EXPECT_LT(done, hashes.size());
   EXPECT_TRUE(filter.full());
   EXPECT_EQ(filter.inserted(), done);
   for (std::size_t i = 0; i < done; ++i) EXPECT_TRUE(filter.may_contain_hash(hashes[i]));
+}
+
+// The contract every kind shares (README, "One contract for every kind"):
+// insert / insert_hash / insert_many / insert_keys add or throw; the try_
+// names answer. A single insert that finds the filter full throws
+// errc::construction_failed with "the filter is full" and changes nothing.
+TEST(CuckooContract, InsertThrowsWhenFullAndChangesNothing) {
+  static_assert(std::is_void_v<decltype(std::declval<cuckoo_filter&>().insert_hash(0))>);
+  static_assert(std::is_void_v<decltype(std::declval<cuckoo_filter&>().insert(std::uint64_t{0}))>);
+  static_assert(std::is_void_v<decltype(std::declval<cuckoo_filter&>().insert_many({}))>);
+  cuckoo_filter filter(1000, 0.01);
+  const std::uint64_t key = bloomkit::detail::mix64(42), other = bloomkit::detail::mix64(7);
+  for (int copy = 0; copy < 9; ++copy) filter.insert_hash(key);  // 8 slots, then the victim slot
+  ASSERT_TRUE(filter.full());
+  const std::vector<std::uint64_t> before(filter.words().begin(), filter.words().end());
+  const auto unchanged = [&] {
+    EXPECT_EQ(std::vector<std::uint64_t>(filter.words().begin(), filter.words().end()), before);
+    EXPECT_EQ(filter.inserted(), 9u);
+  };
+  try {
+    filter.insert_hash(other);
+    ADD_FAILURE() << "insert_hash on a full filter did not throw";
+  } catch (const bloomkit::error& e) {
+    EXPECT_EQ(e.code(), bloomkit::errc::construction_failed);
+    EXPECT_NE(std::string(e.what()).find("the filter is full"), std::string::npos) << e.what();
+  }
+  unchanged();
+  EXPECT_EQ(error_code_of([&] { filter.insert(std::string("x")); }), bloomkit::errc::construction_failed);
+  unchanged();
+  EXPECT_EQ(filter.try_insert_hash(other), insert_result::full);
+  EXPECT_EQ(filter.try_insert(std::string("x")), insert_result::full);
+  unchanged();
+  filter.remove_hash(key);
+  filter.insert_hash(other);  // room again: no throw
+  EXPECT_TRUE(filter.may_contain_hash(other));
+}
+
+// A batch throws at the first key that finds the filter full; the keys
+// before it stay in, exactly as try_insert_many leaves them.
+TEST(CuckooContract, BatchesThrowAtTheFirstFullKeyAndKeepTheOnesBefore) {
+  const auto hashes = random_hashes(100, 51);
+  cuckoo_filter tried(cuckoo_filter_params{2, 8, 8, 0.05, {}}), thrown = tried;
+  const std::size_t done = tried.try_insert_many(hashes);
+  ASSERT_LT(done, hashes.size());
+  EXPECT_EQ(error_code_of([&] { thrown.insert_many(hashes); }), bloomkit::errc::construction_failed);
+  EXPECT_TRUE(std::equal(tried.words().begin(), tried.words().end(), thrown.words().begin()));
+  EXPECT_EQ(thrown.inserted(), done);
+
+  std::vector<std::uint64_t> keys(100);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i;
+  cuckoo_filter by_keys(cuckoo_filter_params{2, 8, 8, 0.05, {}}), one_by_one = by_keys;
+  EXPECT_EQ(error_code_of([&] { by_keys.insert_keys(keys); }), bloomkit::errc::construction_failed);
+  std::size_t stored = 0;
+  while (one_by_one.try_insert(keys[stored]) == insert_result::inserted) ++stored;
+  EXPECT_EQ(by_keys.inserted(), stored);
+  EXPECT_TRUE(std::equal(by_keys.words().begin(), by_keys.words().end(), one_by_one.words().begin()));
+}
+
+// insert_keys on a filter with room: the same table as insert(key) on each.
+TEST(CuckooContract, InsertKeysIsInsertOnEachKey) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 500; ++i) keys.push_back("key-" + std::to_string(i));
+  cuckoo_filter batch(1000, 0.01), single(1000, 0.01);
+  batch.insert_keys(keys);
+  for (const auto& k : keys) single.insert(k);
+  EXPECT_TRUE(std::equal(batch.words().begin(), batch.words().end(), single.words().begin()));
+  EXPECT_EQ(batch.inserted(), 500u);
+  for (const auto& k : keys) ASSERT_TRUE(batch.may_contain(k));
 }
 
 TEST(Cuckoo, RemovingMakesRoomForTheVictim) {
@@ -314,7 +384,7 @@ TEST(Cuckoo, RemovingMakesRoomForTheVictim) {
   bloomkit::detail::splitmix64 rng(61);
   while (!filter.full()) {
     const std::uint64_t h = rng();
-    if (filter.insert_hash(h) == insert_result::inserted) in.push_back(h);
+    if (filter.try_insert_hash(h) == insert_result::inserted) in.push_back(h);
   }
   const bloomkit::cuckoo_victim victim = filter.victim();
   EXPECT_NE(victim.fingerprint, 0u);
@@ -339,7 +409,7 @@ TEST(Cuckoo, TracedInsertRecordsTheKickOutChainItMakes) {
   for (const std::uint64_t h : random_hashes(200, 91)) {
     const std::vector<std::uint64_t> before(traced.words().begin(), traced.words().end());
     const insert_result r = traced.insert_hash_traced(h, moves);
-    ASSERT_EQ(plain.insert_hash(h), r);
+    ASSERT_EQ(plain.try_insert_hash(h), r);
     ASSERT_TRUE(std::equal(traced.words().begin(), traced.words().end(), plain.words().begin()));
     ASSERT_EQ(traced.victim(), plain.victim());
     if (r == insert_result::full) {
@@ -388,8 +458,8 @@ TEST(Cuckoo, TracedInsertRecordsTheKickOutChainItMakes) {
 TEST(Cuckoo, EqualInsertSequencesGiveEqualTables) {
   cuckoo_filter a(20'000, 0.01), b(20'000, 0.01);
   for (const std::uint64_t h : random_hashes(20'000, 71)) {
-    a.insert_hash(h);
-    b.insert_hash(h);
+    a.try_insert_hash(h);
+    b.try_insert_hash(h);
   }
   EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin()));
   EXPECT_EQ(a.victim(), b.victim());

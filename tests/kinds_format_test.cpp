@@ -65,7 +65,7 @@ cuckoo_filter sample_cuckoo(bool full) {
   cuckoo_filter f(cuckoo_filter_params{50, 10, 190, 0.01, hash_spec{hash_algorithm::xxh3_64, 5}});
   detail::splitmix64 rng(1);
   if (full) {
-    while (f.insert_hash(rng()) == insert_result::inserted) {
+    while (f.try_insert_hash(rng()) == insert_result::inserted) {
     }
   } else {
     for (int i = 0; i < 150; ++i) f.insert_hash(rng());

@@ -247,9 +247,13 @@ class ShardFiles : public ::testing::Test {
   /// the manifest and returns its path; `whole` gets the unsharded filter.
   std::filesystem::path build(const std::filesystem::path& folder, std::uint32_t shards, std::uint64_t seed,
                               block_filter<P>* whole_out = nullptr) {
+    return build_from(folder, shards, random_hashes(5000, seed), whole_out);
+  }
+  /// build, of the filter that took `keys` (hashes).
+  std::filesystem::path build_from(const std::filesystem::path& folder, std::uint32_t shards,
+                                   const std::vector<std::uint64_t>& keys, block_filter<P>* whole_out = nullptr) {
     std::filesystem::create_directories(folder);
     block_filter<P> whole(5000, 0.01);
-    const auto keys = random_hashes(5000, seed);
     whole.insert_many(keys);
     const shard_layout layout(whole.num_blocks(), shards);
     const auto r = bloomkit::route(layout, keys);
@@ -317,6 +321,36 @@ TEST_F(ShardFiles, SavedShardsAnswerExactlyAsTheUnshardedFilter) {
   EXPECT_EQ(bloomkit::save_to_bytes(sharded.gather()), bloomkit::save_to_bytes(whole));
   // The empty batch.
   sharded.may_contain_many({}, {});
+}
+
+// A sharded filter answers keys as every kind does: may_contain(key) and
+// may_contain_keys are the unsharded filter's, the keys hashed with hash().
+TEST_F(ShardFiles, AnswersKeysAsTheUnshardedFilter) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back("user-" + std::to_string(i));
+  std::vector<std::uint64_t> hashes;
+  for (const auto& k : keys) hashes.push_back(bloomkit::hash_key(k, block_filter<P>(5000, 0.01).hash()));
+  block_filter<P> whole(1, 0.5);
+  const bloomkit::sharded_filter<P> sharded(build_from(dir_, 4, hashes, &whole));
+  EXPECT_EQ(sharded.hash(), whole.hash());
+  std::vector<std::string> probes = keys;
+  for (int i = 0; i < 20000; ++i) probes.push_back("other-" + std::to_string(i));
+  auto answers = std::make_unique<bool[]>(probes.size());
+  sharded.may_contain_keys(probes, std::span<bool>(answers.get(), probes.size()));
+  std::size_t positives = 0;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    ASSERT_EQ(answers[i], whole.may_contain(probes[i])) << probes[i];
+    ASSERT_EQ(sharded.may_contain(probes[i]), answers[i]) << probes[i];
+    if (i < keys.size()) {
+      ASSERT_TRUE(answers[i]) << probes[i];
+    }
+    positives += answers[i];
+  }
+  EXPECT_LT(positives, keys.size() + 20000 / 20) << "absent keys answer mostly false";
+  EXPECT_TRUE(sharded.may_contain(std::string_view("user-7")));
+  EXPECT_EQ(error_code_of([&] { sharded.may_contain_keys(keys, std::span<bool>(answers.get(), 3)); }),
+            errc::invalid_argument);
+  sharded.may_contain_keys(std::vector<std::string>{}, {});
 }
 
 TEST_F(ShardFiles, ManifestRoundTripsThroughJson) {

@@ -27,9 +27,16 @@
 // other bucket, up to max_kicks = 500 times (the paper's bound). When the walk
 // ends without a free slot, the last evicted fingerprint goes to the victim
 // slot: the key being inserted *is* stored and every stored key still
-// answers. While the victim slot is taken the filter is full and insert
-// returns insert_result::full, changing nothing. remove() of any key frees a
-// slot and re-inserts the victim.
+// answers. While the victim slot is taken the filter is full: an insert
+// changes nothing and says so. remove() of any key frees a slot and
+// re-inserts the victim.
+//
+// The insert contract is every kind's (docs/API.md, "One contract for every
+// kind"): insert, insert_hash, insert_many and insert_keys add or throw
+// bloomkit::error (errc::construction_failed, "the filter is full"). The
+// fallible names answer instead: try_insert / try_insert_hash return
+// insert_result, try_insert_many the count inserted. A single insert that
+// fails changes nothing; a batch keeps the keys before the one that failed.
 //
 // Why the FPR is what it is (section 4): a query compares fp with the 2b = 8
 // slots of its two buckets; each occupied slot holds an independent uniform
@@ -453,7 +460,7 @@ struct cuckoo_batch_result {
 
 /// An owning cuckoo filter (see the header comment for the layout, the
 /// eviction walk and the FPR).
-class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
+class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail::insert_facade<cuckoo_filter> {
  public:
   using view_type = cuckoo_filter_view;
 
@@ -514,20 +521,31 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
     return cuckoo_filter_params{buckets, f, capacity, target_fpr, hash};
   }
 
-  /// Adds the key with hash `h` (one more copy if it is already there).
-  /// Returns insert_result::inserted, or insert_result::full when the victim
-  /// slot is taken (nothing changed). An insert whose eviction walk fails
-  /// still succeeds: the last evicted fingerprint takes the victim slot, and
-  /// the filter is full from then on.
-  insert_result insert_hash(std::uint64_t h) noexcept {
+  /// The fallible insert: adds the key with hash `h` (one more copy if it
+  /// is already there) and returns insert_result::inserted, or returns
+  /// insert_result::full when the victim slot is taken, changing nothing.
+  /// An insert whose eviction walk fails still succeeds: the last evicted
+  /// fingerprint takes the victim slot, and the filter is full from then on.
+  insert_result try_insert_hash(std::uint64_t h) noexcept {
     if (full()) return insert_result::full;
     const auto a = detail::cuckoo_address_of(h, params_.buckets, params_.fingerprint_bits);
     place(a, detail::mix64(h) & 1);
     return insert_result::inserted;
   }
+  /// try_insert_hash of the key hashed with this filter's hash_spec.
   template <key K>
-  insert_result insert(const K& k) {
-    return insert_hash(hash_key(k, params_.hash));
+  insert_result try_insert(const K& k) {
+    return try_insert_hash(hash_key(k, params_.hash));
+  }
+
+  /// The insert every kind has (insert(key), insert_many and insert_keys
+  /// come from detail::insert_facade on top of it): adds the key with hash
+  /// `h`, or throws bloomkit::error (errc::construction_failed, "... the
+  /// filter is full ...") when the victim slot is taken; then nothing
+  /// changed. try_insert_hash is the same insert, answering instead of
+  /// throwing.
+  void insert_hash(std::uint64_t h) {
+    if (try_insert_hash(h) == insert_result::full) throw_full(0);
   }
 
   /// insert_hash, recording where the fingerprint went (for pictures and
@@ -599,17 +617,12 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
     return out;
   }
 
-  /// Adds every hash in order, prefetching a window ahead. Returns how many
-  /// were inserted: hashes.size(), or the index of the first that found the
-  /// filter full (it and the rest were not inserted).
-  std::size_t insert_many(std::span<const std::uint64_t> hashes) noexcept {
-    constexpr std::size_t window = 16;
-    const std::size_t n = hashes.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) prefetch_buckets(hashes[i + window], true);
-      if (insert_hash(hashes[i]) == insert_result::full) return i;
-    }
-    return n;
+  /// The fallible batch insert: try_insert_hash on every hash in order,
+  /// prefetching a window ahead. Returns how many were inserted:
+  /// hashes.size(), or the index of the first that found the filter full
+  /// (it and the rest were not inserted; the ones before it stay in).
+  std::size_t try_insert_many(std::span<const std::uint64_t> hashes) noexcept {
+    return try_insert_pipelined(hashes.size(), detail::hashes_in_memory{hashes.data()});
   }
 
   /// Removes one copy of the key with hash `h`: returns remove_result::absent,
@@ -711,6 +724,36 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter> {
     detail::cuckoo_store_bucket(words_.data(), i, f, detail::cuckoo_with_slot(b, j, f, fp));
     if (trace != nullptr) trace->push_back(cuckoo_move{i, j, fp, 0});
     return true;
+  }
+
+  friend class detail::insert_facade<cuckoo_filter>;
+
+  /// The batch core of try_insert_many and insert_keys: try_insert_hash on
+  /// hash_at(0 .. n), prefetching both buckets a window ahead; returns the
+  /// index of the first that found the filter full, or n.
+  template <class HashAt>
+  std::size_t try_insert_pipelined(std::size_t n, HashAt hash_at) {
+    constexpr std::size_t window = 16;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + window < n) prefetch_buckets(hash_at(i + window), true);
+      if (try_insert_hash(hash_at(i)) == insert_result::full) return i;
+    }
+    return n;
+  }
+  /// insert_facade's batch core (insert_many, insert_keys): throws as
+  /// insert_hash does at the first key that finds the filter full; the keys
+  /// before it stay inserted.
+  template <class HashAt>
+  void insert_pipelined(std::size_t n, HashAt hash_at) {
+    if (const std::size_t done = try_insert_pipelined(n, hash_at); done < n) throw_full(done);
+  }
+  /// The error of an insert that found the filter full, after `before` keys
+  /// of its batch went in (0 for a single insert).
+  [[noreturn]] void throw_full(std::size_t before) const {
+    std::string message = "cuckoo_filter: the filter is full (load " + detail::format_number(load_factor()) +
+                          " of " + std::to_string(slots()) + " slots, victim slot taken); the key was not added";
+    if (before != 0) message += " (the " + std::to_string(before) + " keys before it in the batch were)";
+    throw error(errc::construction_failed, message + "; remove keys, or build a larger filter");
   }
 
   cuckoo_filter_params params_;

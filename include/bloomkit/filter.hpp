@@ -140,7 +140,10 @@ constexpr kind_info info_of() noexcept {
 
 /// The contract every filter and every view satisfies: hash-based and
 /// key-based queries, the batch query, its hash_spec and parameters, and the
-/// state a user can ask for (DESIGN.md, "Public API shape").
+/// state a user can ask for (DESIGN.md, "Public API shape"). Batch names:
+/// `_many` takes precomputed hashes (may_contain_many(hashes, out)), `_keys`
+/// takes keys (may_contain_keys); Python's `may_contain_many` takes keys and
+/// its `may_contain_hashes` takes hashes (README, "One contract for every kind").
 template <class F>
 concept filter = requires(const F& f, std::uint64_t h, std::span<const std::uint64_t> hashes, std::span<bool> out) {
   { kind_traits<F>::kind } -> std::convertible_to<filter_kind>;
@@ -166,11 +169,14 @@ concept owning_filter = filter<F> && requires(const F& f) {
   { f.view() } -> std::same_as<typename F::view_type>;
 } && filter<typename F::view_type>;
 
-/// A filter that takes keys one at a time (not a static kind).
+/// A filter that takes keys one at a time (not a static kind). insert_hash,
+/// insert_many (and the facade's insert, insert_keys) return nothing: they
+/// add every key or throw bloomkit::error; a kind whose insert can fail
+/// offers the answering form under a try_ name (cuckoo_filter::try_insert).
 template <class F>
 concept incremental_filter = owning_filter<F> && requires(F& f, std::uint64_t h, std::span<const std::uint64_t> hs) {
-  f.insert_hash(h);
-  f.insert_many(hs);
+  { f.insert_hash(h) } -> std::same_as<void>;
+  { f.insert_many(hs) } -> std::same_as<void>;
   f.clear();
 };
 

@@ -937,7 +937,40 @@ class sharded_filter {
   sharded_filter& operator=(const sharded_filter&) = delete;
   ~sharded_filter() = default;
 
-  /// out[i] = the unsharded filter's may_contain_hash(hashes[i]).
+  /// The hash_spec keys are hashed with: the unsharded filter's
+  /// (manifest().whole.hash), as every kind's hash().
+  [[nodiscard]] hash_spec hash() const noexcept { return manifest_.whole.hash; }
+
+  /// True if `k` (hashed with hash()) may be in the set; false means
+  /// certainly not. The unsharded filter's may_contain(k), answered by the
+  /// shard its hash routes to.
+  template <key K>
+  [[nodiscard]] bool may_contain(const K& k) const {
+    return may_contain_hash(hash_key(k, hash()));
+  }
+
+  /// out[i] = may_contain(keys[i]): the keys hashed with hash(), then routed
+  /// and answered as one may_contain_many batch. Throws errc::invalid_argument
+  /// if the sizes differ, errc::mismatch (before hashing any key) if the keys
+  /// do not convert into the filter's key type. Memory: one hash per key.
+  template <key K>
+  void may_contain_keys(std::span<const K> keys, std::span<bool> out) const {
+    detail::require(keys.size() == out.size(), errc::invalid_argument,
+                    "sharded filter: may_contain_keys needs as many outputs as keys");
+    const hash_spec spec = hash();
+    require_keys_convert(keys.data(), keys.size(), spec);
+    std::vector<std::uint64_t> hashes(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = hash_key(keys[i], spec);
+    may_contain_many(hashes, out);
+  }
+  /// may_contain_keys over a vector (spans do not deduce from containers).
+  template <key K, class Alloc>
+  void may_contain_keys(const std::vector<K, Alloc>& keys, std::span<bool> out) const {
+    may_contain_keys(std::span<const K>(keys), out);
+  }
+
+  /// out[i] = the unsharded filter's may_contain_hash(hashes[i]): a batch of
+  /// precomputed hashes (the C++ `_many` rule; may_contain_keys takes keys).
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     detail::require(hashes.size() == out.size(), errc::invalid_argument,
                     "sharded filter: may_contain_many needs as many outputs as hashes");

@@ -507,7 +507,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           "hash"_a, "may_contain for a precomputed 64-bit hash (see bloomkit.hash_keys).")
       .def(
           "may_contain_many", [](const W& self, keys_arg keys) { return bool_array_result{query_batch(self, keys, false)}; }, "keys"_a,
-          "may_contain for every key of a batch, as a NumPy bool array (one entry per key).\n\n"
+          "may_contain for every key of a batch, as a NumPy bool array (one entry per key). Takes keys;\n"
+          "may_contain_hashes takes precomputed hashes. (In C++ the names differ: there may_contain_many\n"
+          "takes hashes and may_contain_keys takes keys.)\n\n"
           "`keys`: a 1-D NumPy array (numbers, bools, datetime64), a pyarrow Array or ChunkedArray\n"
           "(strings, binaries, integers, floats, timestamps, dates, dictionaries; read in place), a pandas\n"
           "Series or Index of any dtype (through NumPy or Arrow, no Python object per key), or any iterable\n"
@@ -516,7 +518,9 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
           "and object columns) answer False. The GIL is released while hashing and probing.")
       .def(
           "may_contain_hashes", [](const W& self, hashes_arg hashes) { return bool_array_result{query_batch(self, hashes, true)}; },
-          "hashes"_a, "may_contain_many over precomputed uint64 hashes (a NumPy uint64 array or an iterable of ints).");
+          "hashes"_a,
+          "may_contain_many over precomputed uint64 hashes (a NumPy uint64 array or an iterable of ints); C++\n"
+          "spells this batch may_contain_many.");
   def_state(cls, "inserted", [](const auto& f) { return f.inserted(); },
             "Insert calls counted (duplicates included; a merge adds the other's count). A static filter: its keys.\n"
             "See inserted_accuracy: after an intersection it is only an upper bound.");
@@ -732,10 +736,10 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
 // ---- inserting: the kinds that can fill up (cuckoo) ----------------------------
 
 /// Kinds whose insert can refuse a key because the table is full (cuckoo):
-/// insert_hash returns insert_result instead of nothing.
+/// they have try_insert_hash, which answers insert_result instead of throwing.
 template <class F>
 concept fills_up = requires(F& f, std::uint64_t h) {
-  { f.insert_hash(h) } -> std::same_as<insert_result>;
+  { f.try_insert_hash(h) } -> std::same_as<insert_result>;
 };
 
 /// bloomkit.FullError for a kind that filled up: says what is full and that nothing changed.
@@ -754,7 +758,7 @@ py_error full_error(const F& f, std::string_view what) {
 template <class F>
 void insert_one(F& f, std::uint64_t h) {
   if constexpr (fills_up<F>) {
-    if (f.insert_hash(h) == insert_result::full) throw full_error(f, "the key was not added");
+    if (f.try_insert_hash(h) == insert_result::full) throw full_error(f, "the key was not added");
   } else {
     f.insert_hash(h);
   }
@@ -784,12 +788,12 @@ void reserve_batch(F& f, std::size_t n) {
   }
 }
 
-/// insert_many, or for a kind that can fill up: the batch up to the key that
+/// insert_many, or for a kind that can fill up: try_insert_many up to the key that
 /// found the table full, then the filter restored from `undo` and FullError.
 template <class F>
 void insert_hashes(F& f, std::span<const std::uint64_t> hashes, const batch_undo<F>& undo) {
   if constexpr (fills_up<F>) {
-    if (f.insert_many(hashes) < hashes.size()) {
+    if (f.try_insert_many(hashes) < hashes.size()) {
       const py_error full = full_error(f, "the batch was not added (the filter is as it was before the call)");
       f = *undo.before;
       throw full;

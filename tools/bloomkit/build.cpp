@@ -118,7 +118,7 @@ void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigne
     // lose keys that are false positives of others, and a later remove of
     // those others would make them false negatives. A full table is an
     // error, not a silent loss: nothing is written.
-    const std::size_t done = filter.insert_many(hashes);
+    const std::size_t done = filter.try_insert_many(hashes);
     if (done < hashes.size()) {
       throw error(errc::construction_failed,
                   "the cuckoo filter is full after " + std::to_string(filter.inserted()) + " keys (load " +

@@ -187,7 +187,7 @@ int run_demo(const demo_options& o) {
     // Cuckoo: sized for n; its predicted rate is the one at the load reached.
     cuckoo_filter f(o.keys, o.fpr);
     std::size_t stored = 0;
-    while (stored < present.size() && f.insert_hash(present[stored]) == insert_result::inserted) ++stored;
+    while (stored < present.size() && f.try_insert_hash(present[stored]) == insert_result::inserted) ++stored;
     const std::vector<std::uint64_t> held(present.begin(), present.begin() + static_cast<std::ptrdiff_t>(stored));
     rows.push_back(measure("cuckoo_filter",
                            stored == present.size() ? std::string("load " + format_percent(f.load_factor()))

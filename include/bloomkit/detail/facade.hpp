@@ -18,6 +18,12 @@
 //                                            insert_if_absent_many(hashes) -> bitmap
 //   insert_if_absent_hash_concurrent(h) [opt] insert_if_absent_concurrent(key)
 //
+// Batch names (the rule, README "One contract for every kind"): `_many`
+// takes precomputed 64-bit hashes, `_keys` takes keys. The Python bindings
+// spell the same calls `_hashes` and `_many` (their `may_contain_many` takes
+// keys). An insert returns nothing: it adds the key or throws bloomkit::error;
+// a kind whose insert can fail names its answering form `try_` (cuckoo).
+//
 // `hash_at(i)` yields the i-th hash; the pipelined cores prefetch a window
 // ahead (detail/simd_batch.hpp). A kind without a pipeline gets the plain
 // loop below, which answers exactly as the single-key calls. The kind's
@@ -134,7 +140,9 @@ class query_facade {
   }
 
   /// out[i] = may_contain_hash(hashes[i]), pipelined where the kind has a
-  /// pipeline. Throws errc::invalid_argument if the sizes differ.
+  /// pipeline. Takes hashes, not keys (may_contain_keys takes keys; Python's
+  /// may_contain_many is this library's may_contain_keys). Throws
+  /// errc::invalid_argument if the sizes differ.
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     require(hashes.size() == out.size(), errc::invalid_argument,
             [] { return std::string(D::kind_name) + ": may_contain_many needs as many outputs as hashes"; });
@@ -204,7 +212,8 @@ concept has_insert_if_absent_concurrent = requires(D& d) {
 template <class D>
 class insert_facade {
  public:
-  /// Adds `k`, hashed with this filter's hash_spec.
+  /// Adds `k`, hashed with this filter's hash_spec; throws what the kind's
+  /// insert_hash throws when it cannot (a full cuckoo filter).
   template <class K, class DD = D>
     requires hashable_with<K, spec_of<DD>>
   void insert(const K& k) {
@@ -212,7 +221,8 @@ class insert_facade {
   }
 
   /// Adds every hash, in order; identical to insert_hash on each (pipelined
-  /// where the kind has a pipeline).
+  /// where the kind has a pipeline). Takes hashes, not keys (insert_keys
+  /// takes keys; Python's add_many is insert_keys).
   void insert_many(std::span<const std::uint64_t> hashes) {
     self().insert_pipelined(hashes.size(), hashes_in_memory{hashes.data()});
   }
