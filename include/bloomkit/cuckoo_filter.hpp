@@ -31,7 +31,7 @@
 // changes nothing and says so. remove() of any key frees a slot and
 // re-inserts the victim.
 //
-// The insert contract is every kind's (docs/API.md, "One contract for every
+// The insert contract is every kind's (README.md, "One contract for every
 // kind"): insert, insert_hash, insert_many and insert_keys add or throw
 // bloomkit::error (errc::construction_failed, "the filter is full"). The
 // fallible names answer instead: try_insert / try_insert_hash return

@@ -57,30 +57,30 @@ class distinct_counter {
   [[nodiscard]] bool exact() const { return settled().size() < sketch_size; }
 
   /// The distinct count: exact (see exact()) or the KMV estimate. 0 for no input.
-  [[nodiscard]] double count() const {
-    const std::vector<std::uint64_t> kept = settled();
-    if (kept.size() < sketch_size) return static_cast<double>(kept.size());
-    // (h_K + 1) / 2^64 is the K-th smallest of uniform draws in (0, 1],
-    // rounded to a double once, as Python's int-to-float division and
-    // Java's BigInteger do (h_K + 1 = 2^64 is exact in a double).
-    const std::uint64_t h = kept[sketch_size - 1];
-    const double top = h == std::numeric_limits<std::uint64_t>::max() ? 0x1p64 : static_cast<double>(h + 1);
-    const double kth = std::ldexp(top, -64);
-    return static_cast<double>(sketch_size - 1) / kth;
-  }
+  [[nodiscard]] double count() const { return count_of(settled()); }
 
   /// The capacity a build sizes for: the count itself when exact, else the
   /// estimate plus two standard errors (about +3.1 %), so the filter meets
   /// its false-positive target unless the estimate was more than two sigma
   /// low (about 2 % of inputs). At least 1 (the sizing formulas need n >= 1).
   [[nodiscard]] std::uint64_t capacity() const {
-    const double n = count();
-    if (exact()) return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(n));
-    const double upper = std::ceil(n * (1.0 + 2.0 / std::sqrt(static_cast<double>(sketch_size - 2))));
+    const std::vector<std::uint64_t> kept = settled();
+    const double n = count_of(kept);
+    if (kept.size() < sketch_size) return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(n));
+    const double upper = std::ceil(n * (1.0 + two_standard_errors));
     // An estimate never exceeds 2^64 (K - 1) / K; the clamp keeps the
     // conversion defined whatever the floating-point rounding.
     constexpr double limit = 18446744073709549568.0;  // the largest double below 2^64
     return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::min(upper, limit)));
+  }
+
+  /// The fewest distinct keys the input surely holds, as far as two standard
+  /// errors go: the count when exact, else the estimate minus two standard
+  /// errors. A build warns of more keys than its --capacity only past this.
+  [[nodiscard]] double at_least() const {
+    const std::vector<std::uint64_t> kept = settled();
+    const double n = count_of(kept);
+    return kept.size() < sketch_size ? n : n * (1.0 - two_standard_errors);
   }
 
   /// The sketch: at most sketch_size distinct hashes, ascending.
@@ -88,6 +88,19 @@ class distinct_counter {
 
  private:
   static constexpr std::size_t pending_limit = 4 * sketch_size;
+  // Two relative standard errors of the KMV estimate, 2 / sqrt(K - 2).
+  static inline const double two_standard_errors = 2.0 / std::sqrt(static_cast<double>(sketch_size - 2));
+
+  // The distinct count of a settled sketch (see count()).
+  static double count_of(const std::vector<std::uint64_t>& kept) {
+    if (kept.size() < sketch_size) return static_cast<double>(kept.size());
+    // (h_K + 1) / 2^64 is the K-th smallest of uniform draws in (0, 1],
+    // rounded to a double once, as Python's int-to-float division and
+    // Java's BigInteger do (h_K + 1 = 2^64 is exact in a double).
+    const std::uint64_t h = kept[sketch_size - 1];
+    const double top = h == std::numeric_limits<std::uint64_t>::max() ? 0x1p64 : static_cast<double>(h + 1);
+    return static_cast<double>(sketch_size - 1) / std::ldexp(top, -64);
+  }
 
   // kept_ sorted, distinct and at most sketch_size long.
   static void settle(std::vector<std::uint64_t>& kept, std::vector<std::uint64_t>& pending) {

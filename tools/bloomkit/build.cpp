@@ -527,7 +527,8 @@ int run_build(const build_options& o) {
             progress_bar bar("build", total_bytes, !o.quiet);
             keys = read_all(opened, hasher, bar,
                             [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view>) {
-                              if (o.capacity) distinct.add(hashes);  // else the counting pass did
+                              // the warning past --capacity counts distinct keys (else the counting pass did)
+                              if (o.capacity && !info.stores_repeats) distinct.add(hashes);
                               insert(hashes);
                             });
           }
@@ -563,16 +564,12 @@ int run_build(const build_options& o) {
   // The warning's text is made before the save: nothing allocates once the
   // file is committed, so a failure after it cannot exit non-zero.
   const bool is_static = info.is_static;  // holds exactly its keys: never past capacity
-  const double distinct_keys = distinct.count();
-  const double distinct_low =
-      distinct.exact() ? distinct_keys
-                       : distinct_keys * (1.0 - 2.0 / std::sqrt(static_cast<double>(distinct_counter::sketch_size - 2)));
-  const double held = info.stores_repeats ? static_cast<double>(keys) : distinct_low;
+  const double held = info.stores_repeats ? static_cast<double>(keys) : distinct.at_least();
   const bool past_capacity = o.capacity && !is_static && !o.window_seconds && held > static_cast<double>(*o.capacity);
   const std::string read_text =
       info.stores_repeats ? std::to_string(keys) + " keys read"
                           : std::string(distinct.exact() ? "" : "about ") +
-                                std::to_string(static_cast<unsigned long long>(std::llround(distinct_keys))) +
+                                std::to_string(static_cast<unsigned long long>(std::llround(distinct.count()))) +
                                 " distinct keys read (" + std::to_string(keys) + " in all)";
   const auto t_save = clock_type::now();
   save(*filter, o.output);
