@@ -44,6 +44,34 @@ TEST(ErrorParts, WhatJoinsThePartsAsBefore) {
   EXPECT_EQ(plain.parts()[0].role, role::text);
 }
 
+TEST(ErrorParts, AParameterCheckNamesTheKindAndTheFieldAsPartsOfTheirOwn) {
+  try {
+    standard_bloom_params p;
+    p.bits = 1024;
+    p.k = 0;
+    detail::validate(p);
+    FAIL() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_EQ(e.kind(), "standard_bloom");
+    EXPECT_EQ(e.field(), "k");
+    EXPECT_EQ(e.file(), "");
+    EXPECT_EQ(std::string(e.what()).substr(0, 18), "standard_bloom: k ") << e.what();
+  }
+  try {
+    detail::param_check{"ribbon", errc::corrupt}(false, "result_bits", "is 0");
+    FAIL() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::corrupt);
+    EXPECT_STREQ(e.what(), "bloomkit file: ribbon field 'result_bits' is 0");
+    EXPECT_EQ(e.kind(), "ribbon");
+    EXPECT_EQ(e.field(), "result_bits");
+    const error about = error::about_file("r.bkf", e);
+    EXPECT_EQ(about.kind(), "ribbon");
+    EXPECT_EQ(about.file(), "r.bkf");
+  }
+}
+
 TEST(ErrorParts, LoadingAMissingFileNamesItAsItsSubject) {
   scratch_dir dir;
   const std::filesystem::path missing = dir.path() / "missing.bloom";
