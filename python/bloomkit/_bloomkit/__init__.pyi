@@ -280,6 +280,9 @@ AnyFilter = Union[SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, S
 
 class Error(Exception):
     code: str
+    kind: Optional[str]
+    field: Optional[str]
+    path: Optional[str]
 class InvalidArgumentError(Error, ValueError): ...
 class MismatchError(Error, ValueError): ...
 class HashMismatchError(MismatchError): ...
