@@ -23,9 +23,9 @@ namespace bloomkit {
 
 /// A k-minimum-values (KMV) sketch of a multiset of 64-bit hashes: the K
 /// smallest distinct values seen (Bar-Yossef et al., RANDOM 2002; Beyer et
-/// al., SIGMOD 2007). It depends only on the set of hashes (not on order,
-/// repeats or how the input was split), and two sketches merge into the
-/// sketch of the union. Below K distinct hashes it holds them all and the
+/// al., SIGMOD 2007). The sketch depends only on the set of hashes (not on
+/// order, repeats or how the input was split), and two sketches merge into
+/// the sketch of the union. Below K distinct hashes it holds them all and the
 /// count is exact; above, the estimate (K - 1) / (h_K / 2^64) is unbiased
 /// with relative standard error about 1 / sqrt(K - 2) (1.6 % at K = 4096).
 /// The hashes must be uniform: use the filter kind's own key hash. Counting
