@@ -282,6 +282,23 @@ TEST(CliBuild, CapacityCountsDistinctKeys) {
       << over.err;
 }
 
+// An input holds no more distinct keys than keys: where the estimate of
+// `seq 1 100000` is above 100000 (about 101168), the build sizes for the
+// 100000 keys read and the warning past --capacity names no more.
+TEST(CliBuild, DistinctKeysNeverExceedTheKeysRead) {
+  scratch_dir dir;
+  std::string seq;
+  for (int i = 1; i <= 100000; ++i) seq += std::to_string(i) + "\n";
+  const auto sized = run_cli({"build", "-o", "seq.bkf"}, seq, dir);
+  ASSERT_EQ(sized.rc, 0) << sized.err;
+  EXPECT_EQ(nlohmann::json::parse(run_cli({"info", "seq.bkf", "--json"}, {}, dir).out)["capacity"], 100000);
+  const auto over = run_cli({"build", "-o", "over.bkf", "--capacity", "100"}, seq, dir);
+  ASSERT_EQ(over.rc, 0) << over.err;
+  EXPECT_NE(over.err.find("warning: about 100000 distinct keys read (100000 in all) but --capacity is 100"),
+            std::string::npos)
+      << over.err;
+}
+
 TEST(CliSetOps, MergeIsTheUnionIntersectKeepsTheCommonKeys) {
   scratch_dir dir;
   for (const auto& kind : kinds) {

@@ -129,8 +129,27 @@ TEST(Cuckoo, AtMostEightCopiesOfOneKeyThenFullWithNothingChanged) {
   EXPECT_TRUE(filter.full());
   const std::vector<std::uint64_t> before(filter.words().begin(), filter.words().end());
   EXPECT_EQ(filter.try_insert_hash(other), insert_result::full);
-  EXPECT_EQ(filter.insert_if_absent_hash(other), insert_result::full);
-  EXPECT_EQ(filter.insert_if_absent_hash(key), insert_result::present);
+  EXPECT_EQ(filter.try_insert_if_absent_hash(other), insert_result::full);
+  EXPECT_EQ(filter.try_insert_if_absent_hash(key), insert_result::present);
+  EXPECT_EQ(filter.insert_if_absent_hash(key), insert_result::present) << "present needs no room";
+  try {
+    (void)filter.insert_if_absent_hash(other);
+    ADD_FAILURE() << "a test-and-add that needs room in a full filter throws";
+  } catch (const bloomkit::error& e) {
+    EXPECT_EQ(e.code(), bloomkit::errc::construction_failed);
+    EXPECT_NE(std::string(e.what()).find("the filter is full"), std::string::npos) << e.what();
+  }
+  const std::vector<std::uint64_t> batch{key, other, key};
+  const bloomkit::cuckoo_batch_result tried = filter.try_insert_if_absent_many(batch);
+  EXPECT_EQ(tried.processed, 1u) << "stops at the key that found the filter full";
+  try {
+    (void)filter.insert_if_absent_many(batch);
+    ADD_FAILURE() << "the batch test-and-add throws where it finds the filter full";
+  } catch (const bloomkit::error& e) {
+    EXPECT_EQ(e.code(), bloomkit::errc::construction_failed);
+    EXPECT_NE(std::string(e.what()).find("the 1 keys before it in the batch were, where absent"), std::string::npos)
+        << e.what();
+  }
   EXPECT_EQ(std::vector<std::uint64_t>(filter.words().begin(), filter.words().end()), before);
   EXPECT_EQ(filter.inserted(), 9u);
   EXPECT_EQ(filter.count_estimate_hash(key), 9u);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "bloomkit/bloomkit.hpp"
@@ -42,6 +43,40 @@ TEST(ErrorParts, WhatJoinsThePartsAsBefore) {
   EXPECT_STREQ(plain.what(), "standard_bloom: k must be at least 1");
   ASSERT_EQ(plain.parts().size(), 1u);
   EXPECT_EQ(plain.parts()[0].role, role::text);
+}
+
+/// The bloomkit::error f() throws; none when it throws nothing.
+template <class F>
+std::optional<error> thrown_by(F&& f) {
+  try {
+    f();
+  } catch (const error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+TEST(ErrorParts, AParameterCheckNamesTheKindAndTheFieldAsPartsOfTheirOwn) {
+  standard_bloom_params p;
+  p.bits = 1024;
+  p.k = 0;
+  const auto domain = thrown_by([&] { detail::validate(p); });
+  ASSERT_TRUE(domain.has_value());
+  EXPECT_EQ(domain->code(), errc::invalid_argument);
+  EXPECT_EQ(domain->kind(), "standard_bloom");
+  EXPECT_EQ(domain->field(), "k");
+  EXPECT_EQ(domain->file(), "");
+  EXPECT_EQ(std::string(domain->what()).substr(0, 18), "standard_bloom: k ") << domain->what();
+
+  const auto stored = thrown_by([] { detail::param_check{"ribbon", errc::corrupt}(false, "result_bits", "is 0"); });
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->code(), errc::corrupt);
+  EXPECT_STREQ(stored->what(), "bloomkit file: ribbon field 'result_bits' is 0");
+  EXPECT_EQ(stored->kind(), "ribbon");
+  EXPECT_EQ(stored->field(), "result_bits");
+  const error about = error::about_file("r.bkf", *stored);
+  EXPECT_EQ(about.kind(), "ribbon");
+  EXPECT_EQ(about.file(), "r.bkf");
 }
 
 TEST(ErrorParts, LoadingAMissingFileNamesItAsItsSubject) {

@@ -33,10 +33,17 @@
 //
 // The insert contract is every kind's (README.md, "One contract for every
 // kind"): insert, insert_hash, insert_many and insert_keys add or throw
-// bloomkit::error (errc::construction_failed, "the filter is full"). The
-// fallible names answer instead: try_insert / try_insert_hash return
-// insert_result, try_insert_many the count inserted. A single insert that
-// fails changes nothing; a batch keeps the keys before the one that failed.
+// bloomkit::error (errc::construction_failed, "the filter is full"), and so
+// does test-and-add: insert_if_absent, insert_if_absent_hash and
+// insert_if_absent_many answer inserted or present, or throw. The fallible
+// names answer instead of throwing: try_insert / try_insert_hash return
+// insert_result, try_insert_many the count inserted, try_insert_if_absent /
+// try_insert_if_absent_hash insert_result (full among the answers) and
+// try_insert_if_absent_many a cuckoo_batch_result that stops at the key that
+// found the filter full. A single insert that fails changes nothing; a batch
+// keeps the keys before the one that failed. Batch names: `_many` takes
+// precomputed 64-bit hashes, `_keys` takes keys (Python spells them `_hashes`
+// and `_many`; README, "One contract for every kind").
 //
 // Why the FPR is what it is (section 4): a query compares fp with the 2b = 8
 // slots of its two buckets; each occupied slot holds an independent uniform
@@ -80,8 +87,8 @@ namespace bloomkit {
 /// What a cuckoo insert did.
 enum class insert_result : std::uint8_t {
   inserted = 0,  ///< the key's fingerprint is stored (possibly after evictions)
-  full = 1,      ///< no room: the victim slot is taken; nothing changed
-  present = 2,   ///< (insert_if_absent only) the key may already be present; nothing changed
+  full = 1,      ///< (try_ forms only) no room: the victim slot is taken; nothing changed
+  present = 2,   ///< (test-and-add only) the key may already be present; nothing changed
 };
 
 /// "inserted", "full" or "present".
@@ -545,7 +552,7 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
   /// changed. try_insert_hash is the same insert, answering instead of
   /// throwing.
   void insert_hash(std::uint64_t h) {
-    if (try_insert_hash(h) == insert_result::full) throw_full(0);
+    if (try_insert_hash(h) == insert_result::full) throw_full(0, false);
   }
 
   /// insert_hash, recording where the fingerprint went (for pictures and
@@ -566,15 +573,15 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
     return insert_result::inserted;
   }
 
-  /// Test-and-add: stores the key only if it is certainly absent. One read
-  /// of its two buckets answers and finds the free slot. Returns
-  /// insert_result::present (the key may be present; nothing changed),
-  /// inserted, or full (absent but no room; nothing changed). Set semantics:
-  /// a key added only through this call is stored at most once. Caution
-  /// with remove: a key refused as a false positive shares another key's
-  /// fingerprint, so removing that key makes it a false negative; where
+  /// The fallible test-and-add: stores the key only if it is certainly
+  /// absent. One read of its two buckets answers and finds the free slot.
+  /// Returns insert_result::present (the key may be present; nothing
+  /// changed), inserted, or full (absent but no room; nothing changed). Set
+  /// semantics: a key added only through this call is stored at most once.
+  /// Caution with remove: a key refused as a false positive shares another
+  /// key's fingerprint, so removing that key makes it a false negative; where
   /// keys are removed later, insert (a multiset) is the safe call.
-  insert_result insert_if_absent_hash(std::uint64_t h) noexcept {
+  insert_result try_insert_if_absent_hash(std::uint64_t h) noexcept {
     const std::uint32_t f = params_.fingerprint_bits;
     const auto a = detail::cuckoo_address_of(h, params_.buckets, f);
     const std::uint64_t b1 = detail::cuckoo_load_bucket(words_.data(), a.first, f);
@@ -595,25 +602,51 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
     }
     return insert_result::inserted;
   }
+  /// try_insert_if_absent_hash of the key hashed with this filter's hash_spec.
   template <key K>
-  insert_result insert_if_absent(const K& k) {
-    return insert_if_absent_hash(hash_key(k, params_.hash));
+  insert_result try_insert_if_absent(const K& k) {
+    return try_insert_if_absent_hash(hash_key(k, params_.hash));
   }
 
-  /// insert_if_absent_hash over a batch, in order, prefetching a window ahead
-  /// (see cuckoo_batch_result). Stops at the first key that finds the filter full.
-  cuckoo_batch_result insert_if_absent_many(std::span<const std::uint64_t> hashes) {
+  /// try_insert_if_absent_hash over a batch of hashes, in order, prefetching
+  /// a window ahead (see cuckoo_batch_result). Stops at the first key that
+  /// finds the filter full: processed is then its index.
+  cuckoo_batch_result try_insert_if_absent_many(std::span<const std::uint64_t> hashes) {
     cuckoo_batch_result out;
     out.inserted_bits.assign(hashes.size() / 64 + (hashes.size() % 64 != 0), 0);
     constexpr std::size_t window = 16;
     const std::size_t n = hashes.size();
     for (std::size_t i = 0; i < n; ++i) {
       if (i + window < n) prefetch_buckets(hashes[i + window], true);
-      const insert_result r = insert_if_absent_hash(hashes[i]);
+      const insert_result r = try_insert_if_absent_hash(hashes[i]);
       if (r == insert_result::full) return out;
       if (r == insert_result::inserted) out.inserted_bits[i / 64] |= std::uint64_t{1} << (i % 64);
       out.processed = i + 1;
     }
+    return out;
+  }
+
+  /// Test-and-add, as on every kind that inserts: try_insert_if_absent_hash,
+  /// answering insert_result::inserted (the key was certainly absent and is
+  /// now stored) or present (nothing changed), and throwing bloomkit::error
+  /// (errc::construction_failed, "... the filter is full ...") where the key
+  /// is absent and there is no room; then nothing changed.
+  insert_result insert_if_absent_hash(std::uint64_t h) {
+    const insert_result r = try_insert_if_absent_hash(h);
+    if (r == insert_result::full) throw_full(0, false);
+    return r;
+  }
+  /// insert_if_absent_hash of the key hashed with this filter's hash_spec.
+  template <key K>
+  insert_result insert_if_absent(const K& k) {
+    return insert_if_absent_hash(hash_key(k, params_.hash));
+  }
+  /// insert_if_absent_hash over a batch of hashes, in order: the result has
+  /// every key processed. Throws as insert_if_absent_hash does at the first
+  /// key that finds the filter full; the keys before it stay as they went.
+  cuckoo_batch_result insert_if_absent_many(std::span<const std::uint64_t> hashes) {
+    cuckoo_batch_result out = try_insert_if_absent_many(hashes);
+    if (out.processed < hashes.size()) throw_full(out.processed, true);
     return out;
   }
 
@@ -745,14 +778,18 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
   /// before it stay inserted.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
-    if (const std::size_t done = try_insert_pipelined(n, hash_at); done < n) throw_full(done);
+    if (const std::size_t done = try_insert_pipelined(n, hash_at); done < n) throw_full(done, false);
   }
   /// The error of an insert that found the filter full, after `before` keys
-  /// of its batch went in (0 for a single insert).
-  [[noreturn]] void throw_full(std::size_t before) const {
+  /// of its batch went in (0 for a single insert); `tested` for test-and-add,
+  /// whose keys before it went in only where they were absent.
+  [[noreturn]] void throw_full(std::size_t before, bool tested) const {
     std::string message = "cuckoo_filter: the filter is full (load " + detail::format_number(load_factor()) +
                           " of " + std::to_string(slots()) + " slots, victim slot taken); the key was not added";
-    if (before != 0) message += " (the " + std::to_string(before) + " keys before it in the batch were)";
+    if (before != 0) {
+      message += " (the " + std::to_string(before) + " keys before it in the batch were" +
+                 (tested ? ", where absent)" : ")");
+    }
     throw error(errc::construction_failed, message + "; remove keys, or build a larger filter");
   }
 

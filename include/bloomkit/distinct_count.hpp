@@ -7,7 +7,8 @@
 // stated in docs/KEYS.md ("Capacity"): fewer than K = 4096 distinct keys are
 // counted exactly; more are estimated by a k-minimum-values sketch of the
 // keys' 64-bit hashes, and the filter is sized for the estimate plus two
-// standard errors. The Python engines (python/bloomkit/_engines.py) and the
+// standard errors, but never for more keys than were read (an input holds
+// at most as many distinct keys as keys). The Python engines (python/bloomkit/_engines.py) and the
 // JVM (jvm/.../Kmv.java) keep the same sketch and compute the same numbers.
 #pragma once
 
@@ -22,14 +23,16 @@ namespace bloomkit {
 
 /// A k-minimum-values (KMV) sketch of a multiset of 64-bit hashes: the K
 /// smallest distinct values seen (Bar-Yossef et al., RANDOM 2002; Beyer et
-/// al., SIGMOD 2007). It depends only on the set of hashes (not on order,
-/// repeats or how the input was split), and two sketches merge into the
-/// sketch of the union. Below K distinct hashes it holds them all and the
+/// al., SIGMOD 2007). The sketch depends only on the set of hashes (not on
+/// order, repeats or how the input was split), and two sketches merge into
+/// the sketch of the union. Below K distinct hashes it holds them all and the
 /// count is exact; above, the estimate (K - 1) / (h_K / 2^64) is unbiased
 /// with relative standard error about 1 / sqrt(K - 2) (1.6 % at K = 4096).
 /// The hashes must be uniform: use the filter kind's own key hash. Counting
 /// distinct hashes, not keys: two keys that collide in 64 bits count once
-/// (about n^2 / 2^65 of them, negligible below 10^9 keys). Not thread-safe.
+/// (about n^2 / 2^65 of them, negligible below 10^9 keys). Every number it
+/// answers is at most the number of hashes added, repeats included: an
+/// estimate above that is known to be too high. Not thread-safe.
 class distinct_counter {
  public:
   /// The sketch size every bloomkit builder uses.
@@ -38,6 +41,7 @@ class distinct_counter {
   /// Adds hashes; O(1) per hash once the sketch is full (one comparison for
   /// most of them), amortized O(log K) for the rest.
   void add(std::span<const std::uint64_t> hashes) {
+    added_ += hashes.size();
     for (const std::uint64_t h : hashes) {
       if (full_ && h >= threshold_) continue;
       pending_.push_back(h);
@@ -47,6 +51,7 @@ class distinct_counter {
 
   /// Adds the other sketch's set (the sketch of the union).
   void merge(const distinct_counter& other) {
+    added_ += other.added_;
     pending_.insert(pending_.end(), other.kept_.begin(), other.kept_.end());
     pending_.insert(pending_.end(), other.pending_.begin(), other.pending_.end());
     compact();
@@ -56,13 +61,15 @@ class distinct_counter {
   /// is then the exact number of distinct hashes.
   [[nodiscard]] bool exact() const { return settled().size() < sketch_size; }
 
-  /// The distinct count: exact (see exact()) or the KMV estimate. 0 for no input.
-  [[nodiscard]] double count() const { return count_of(settled()); }
+  /// The distinct count: exact (see exact()) or the KMV estimate, at most
+  /// added(). 0 for no input.
+  [[nodiscard]] double count() const { return bounded(count_of(settled())); }
 
   /// The capacity a build sizes for: the count itself when exact, else the
   /// estimate plus two standard errors (about +3.1 %), so the filter meets
   /// its false-positive target unless the estimate was more than two sigma
-  /// low (about 2 % of inputs). At least 1 (the sizing formulas need n >= 1).
+  /// low (about 2 % of inputs); at most added(), the most distinct keys the
+  /// input can hold. At least 1 (the sizing formulas need n >= 1).
   [[nodiscard]] std::uint64_t capacity() const {
     const std::vector<std::uint64_t> kept = settled();
     const double n = count_of(kept);
@@ -71,17 +78,21 @@ class distinct_counter {
     // An estimate never exceeds 2^64 (K - 1) / K; the clamp keeps the
     // conversion defined whatever the floating-point rounding.
     constexpr double limit = 18446744073709549568.0;  // the largest double below 2^64
-    return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::min(upper, limit)));
+    return std::max<std::uint64_t>(1, std::min(added_, static_cast<std::uint64_t>(std::min(upper, limit))));
   }
 
   /// The fewest distinct keys the input surely holds, as far as two standard
   /// errors go: the count when exact, else the estimate minus two standard
-  /// errors. A build warns of more keys than its --capacity only past this.
+  /// errors, at most added(). A build warns of more keys than its
+  /// --capacity only past this.
   [[nodiscard]] double at_least() const {
     const std::vector<std::uint64_t> kept = settled();
     const double n = count_of(kept);
-    return kept.size() < sketch_size ? n : n * (1.0 - two_standard_errors);
+    return kept.size() < sketch_size ? n : bounded(n * (1.0 - two_standard_errors));
   }
+
+  /// The hashes added, repeats included (merged counters: the sum).
+  [[nodiscard]] std::uint64_t added() const noexcept { return added_; }
 
   /// The sketch: at most sketch_size distinct hashes, ascending.
   [[nodiscard]] std::vector<std::uint64_t> sketch() const { return settled(); }
@@ -90,6 +101,9 @@ class distinct_counter {
   static constexpr std::size_t pending_limit = 4 * sketch_size;
   // Two relative standard errors of the KMV estimate, 2 / sqrt(K - 2).
   static inline const double two_standard_errors = 2.0 / std::sqrt(static_cast<double>(sketch_size - 2));
+
+  // `n` no larger than the hashes added.
+  [[nodiscard]] double bounded(double n) const { return std::min(n, static_cast<double>(added_)); }
 
   // The distinct count of a settled sketch (see count()).
   static double count_of(const std::vector<std::uint64_t>& kept) {
@@ -127,6 +141,7 @@ class distinct_counter {
 
   std::vector<std::uint64_t> kept_;
   std::vector<std::uint64_t> pending_;
+  std::uint64_t added_ = 0;      // hashes added, repeats included
   std::uint64_t threshold_ = 0;  // once full_: the K-th smallest hash kept
   bool full_ = false;
 };

@@ -3,8 +3,9 @@
 // Failures carry a machine-readable code (errc) beside the message so callers
 // can branch on the kind of failure without parsing text, and a CLI can map
 // them to exit codes (usage error vs data error). The message is kept in
-// parts (who speaks, the file it is about, the files it names, the context
-// an outer layer added), so each shell formats its own line from them.
+// parts (who speaks, the file it is about, the files it names, the filter
+// kind and the field at fault, the context an outer layer added), so each
+// shell formats its own line from them.
 #pragma once
 
 #include <cstdio>
@@ -67,6 +68,8 @@ struct error_part {
     origin,   ///< who speaks from here on: "bloomkit: " or "bloomkit file: " in what()
     mention,  ///< a file named inside a sentence: " 'FILE'" in what()
     subject,  ///< the file the rest is about: "'FILE': " in what()
+    kind,     ///< the filter kind at fault ("standard_bloom"), as it is in what()
+    field,    ///< the parameter or file field at fault ("k"), as it is in what()
   };
   role_t role = role_t::text;
   std::string value;  ///< the words, or the file's path; empty for origin
@@ -76,6 +79,8 @@ struct error_part {
   [[nodiscard]] static error_part from(error_origin o) { return {role_t::origin, {}, o}; }
   [[nodiscard]] static error_part mentioning(std::string path) { return {role_t::mention, std::move(path)}; }
   [[nodiscard]] static error_part about(std::string path) { return {role_t::subject, std::move(path)}; }
+  [[nodiscard]] static error_part of_kind(std::string name) { return {role_t::kind, std::move(name)}; }
+  [[nodiscard]] static error_part naming_field(std::string name) { return {role_t::field, std::move(name)}; }
 };
 
 /// The exception bloomkit throws. `what()` is a complete sentence naming the
@@ -127,6 +132,16 @@ class error : public std::runtime_error {
   [[nodiscard]] errc code() const noexcept { return code_; }
   [[nodiscard]] const std::vector<part>& parts() const noexcept { return *parts_; }
 
+  /// The filter kind the message is about, or "" when it names none.
+  [[nodiscard]] std::string_view kind() const noexcept { return first(part::role_t::kind); }
+  /// The parameter or file field at fault, or "" when it names none.
+  [[nodiscard]] std::string_view field() const noexcept { return first(part::role_t::field); }
+  /// The file the message is about, else the first file it names, or "".
+  [[nodiscard]] std::string_view file() const noexcept {
+    const std::string_view subject = first(part::role_t::subject);
+    return subject.empty() ? first(part::role_t::mention) : subject;
+  }
+
  private:
   /// This error's parts behind `before` and before `after`.
   [[nodiscard]] error within(std::vector<part> before, const std::string& after = {}) const {
@@ -137,6 +152,12 @@ class error : public std::runtime_error {
     if (!after.empty()) before.push_back(part::words(after));
     return error(code, std::move(before));
   }
+  [[nodiscard]] std::string_view first(part::role_t role) const noexcept {
+    for (const part& p : *parts_) {
+      if (p.role == role) return p.value;
+    }
+    return {};
+  }
   static std::string joined(const std::vector<part>& parts) {
     std::string out;
     for (const part& p : parts) {
@@ -145,6 +166,8 @@ class error : public std::runtime_error {
         case part::role_t::origin: out += p.origin == error_origin::library ? "bloomkit: " : "bloomkit file: "; break;
         case part::role_t::mention: out += " '" + p.value + "'"; break;
         case part::role_t::subject: out += "'" + p.value + "': "; break;
+        case part::role_t::kind:
+        case part::role_t::field: out += p.value; break;
       }
     }
     return out;
@@ -191,7 +214,8 @@ using bloomkit::format_number;
 /// one validate(params, check): constructors pass {kind} (errc::invalid_argument,
 /// "<kind>: <field> <detail>"), codecs pass {kind, errc::corrupt} (the file
 /// format's wording, "bloomkit file: <kind> field '<field>' <detail>"), so a
-/// filter and its codec can never disagree about what is valid.
+/// filter and its codec can never disagree about what is valid. The kind and
+/// the field travel as parts of their own (error::kind(), error::field()).
 struct param_check {
   std::string_view kind;
   errc code = errc::invalid_argument;
@@ -199,10 +223,13 @@ struct param_check {
   /// Throws unless `ok`; `detail` continues the sentence after the field name.
   void operator()(bool ok, std::string_view field, const std::string& detail) const {
     if (ok) return;
+    using part = error_part;
     if (code == errc::corrupt) {
-      throw error::from_file_format(code, std::string(kind) + " field '" + std::string(field) + "' " + detail);
+      throw error(code, {part::from(error_origin::file_format), part::of_kind(std::string(kind)),
+                         part::words(" field '"), part::naming_field(std::string(field)), part::words("' " + detail)});
     }
-    throw error(code, std::string(kind) + ": " + std::string(field) + " " + detail);
+    throw error(code, {part::of_kind(std::string(kind)), part::words(": "), part::naming_field(std::string(field)),
+                       part::words(" " + detail)});
   }
 };
 }  // namespace detail

@@ -32,9 +32,11 @@ __all__ = [
     "partition_filter",
     "merge_bytes",
     "kmv_sketch",
+    "kmv_sketch_counted",
     "kmv_merge",
     "kmv_estimate",
     "capacity_from_estimate",
+    "kmv_capacity",
     "as_arrow",
     "KMV_K",
 ]
@@ -209,27 +211,55 @@ def kmv_sketch(hash_arrays: Iterable[np.ndarray], k: int = KMV_K) -> np.ndarray:
     return keep
 
 
+def kmv_sketch_counted(hash_arrays: Iterable[np.ndarray], k: int = KMV_K) -> tuple[np.ndarray, int]:
+    """(kmv_sketch of the hashes, how many hashes there were, repeats
+    included): what kmv_capacity needs. Counted pairs merge by kmv_merge of
+    the sketches and the sum of the counts."""
+    seen = 0
+
+    def counted():
+        nonlocal seen
+        for h in hash_arrays:
+            h = np.asarray(h, dtype=np.uint64)
+            seen += len(h)
+            yield h
+
+    sketch = kmv_sketch(counted(), k)
+    return sketch, seen
+
+
 def kmv_merge(a: np.ndarray, b: np.ndarray, k: int = KMV_K) -> np.ndarray:
     """The sketch of the union of two sets from their sketches."""
     return np.unique(np.concatenate([a, b]))[:k]
 
 
-def kmv_estimate(sketch: np.ndarray, k: int = KMV_K) -> tuple[float, bool]:
-    """(distinct count estimate, exact?) of a KMV sketch."""
+def kmv_estimate(sketch: np.ndarray, k: int = KMV_K, inserts: int | None = None) -> tuple[float, bool]:
+    """(distinct count estimate, exact?) of a KMV sketch. ``inserts``, the
+    number of hashes the sketch was made from (repeats included), bounds the
+    estimate: an input holds no more distinct keys than keys."""
     if len(sketch) < k:
         return float(len(sketch)), True
     kth = (int(sketch[k - 1]) + 1) / 2.0**64
-    return (k - 1) / kth, False
+    estimate = (k - 1) / kth
+    return (estimate if inserts is None else min(estimate, float(inserts))), False
 
 
-def capacity_from_estimate(estimate: float, exact: bool, k: int = KMV_K) -> int:
+def capacity_from_estimate(estimate: float, exact: bool, k: int = KMV_K, inserts: int | None = None) -> int:
     """The capacity a build uses for a distinct-count estimate: the count
     itself when exact, else the estimate plus two standard errors (about
     +3.1 %), so the filter meets its FPR unless the estimate was more than 2
-    sigma low (about 2 % of data sets)."""
+    sigma low (about 2 % of data sets), but at most ``inserts`` (the keys the
+    estimate was made from, when given): the most distinct keys there are."""
     if exact:
         return max(1, int(estimate))
-    return max(1, math.ceil(estimate * (1.0 + 2.0 / math.sqrt(k - 2))))
+    upper = math.ceil(estimate * (1.0 + 2.0 / math.sqrt(k - 2)))
+    return max(1, upper if inserts is None else min(upper, int(inserts)))
+
+
+def kmv_capacity(sketch: np.ndarray, inserts: int, k: int = KMV_K) -> int:
+    """The capacity a build sizes for, from the KMV sketch of its keys'
+    hashes and the number of keys (repeats included) it was made from."""
+    return capacity_from_estimate(*kmv_estimate(sketch, k, inserts), k, inserts)
 
 
 def hashes_of(arrays: Iterable, cls, column: str, key_type: str | None = None) -> Iterator[np.ndarray]:

@@ -94,8 +94,8 @@ def _build_part(part, column, is_bag, cls, capacity, fpr, key_type=None) -> byte
     return _e.partition_filter(cls, capacity, fpr, [arr], _name(column), key_type).to_bytes()
 
 
-def _sketch_part(part, column, is_bag, cls, key_type=None) -> np.ndarray:
-    return _e.kmv_sketch(_e.hashes_of([_keys_of(part, column, is_bag)], cls, _name(column), key_type))
+def _sketch_part(part, column, is_bag, cls, key_type=None) -> tuple[np.ndarray, int]:
+    return _e.kmv_sketch_counted(_e.hashes_of([_keys_of(part, column, is_bag)], cls, _name(column), key_type))
 
 
 def column_type(coll, column):
@@ -109,24 +109,32 @@ def column_type(coll, column):
     return _e.pandas_column_type(dtype)
 
 
-def _sketch_merge(sketches) -> np.ndarray:
-    out = sketches[0]
-    for s in sketches[1:]:
-        out = _e.kmv_merge(out, s)
-    return out
+def _sketch_merge(sketches) -> tuple[np.ndarray, int]:
+    out, keys = sketches[0]
+    for s, n in sketches[1:]:
+        out, keys = _e.kmv_merge(out, s), keys + n
+    return out, keys
 
 
-def count_distinct(coll, column, kind="split-block", split_every: int = 8) -> tuple[float, bool]:
-    """(approximate distinct count, exact?) by KMV sketches of the kind's key
-    hashes, merged in a tree (see _engines.py for the error)."""
-    cls = kind if isinstance(kind, type) else _e.resolve_kind(kind)
+def _counted_sketch(coll, column, cls, split_every: int) -> tuple[np.ndarray, int]:
+    """(KMV sketch of the kind's key hashes, number of keys), per partition
+    and merged in a tree."""
     key_type = _e.key_type_for_build(column_type(coll, column), _name(column))
     delayed = _delayed()
     is_bag = _is_bag(coll)
     parts = [delayed(_sketch_part)(p, column, is_bag, cls, key_type) for p in _parts(coll, column)]
     if not parts:
-        return 0.0, True
-    return _e.kmv_estimate(_tree(parts, _sketch_merge, split_every).compute())
+        return np.empty(0, dtype=np.uint64), 0
+    return _tree(parts, _sketch_merge, split_every).compute()
+
+
+def count_distinct(coll, column, kind="split-block", split_every: int = 8) -> tuple[float, bool]:
+    """(approximate distinct count, exact?) by KMV sketches of the kind's key
+    hashes, merged in a tree (see _engines.py for the error); never more
+    than the number of keys."""
+    cls = kind if isinstance(kind, type) else _e.resolve_kind(kind)
+    sketch, keys = _counted_sketch(coll, column, cls, split_every)
+    return _e.kmv_estimate(sketch, inserts=keys)
 
 
 def build(coll, column, kind="split-block", fpr: float = 0.01, capacity: int | None = None,
@@ -139,8 +147,7 @@ def build(coll, column, kind="split-block", fpr: float = 0.01, capacity: int | N
     cls = _e.resolve_kind(kind)
     key_type = _e.key_type_for_build(column_type(coll, column), _name(column))
     if capacity is None:
-        estimate, exact = count_distinct(coll, column, cls, split_every)
-        capacity = _e.capacity_from_estimate(estimate, exact)
+        capacity = _e.kmv_capacity(*_counted_sketch(coll, column, cls, split_every))
     capacity, fpr = int(capacity), float(fpr)
     cls(capacity, fpr, key_type=key_type)
     delayed = _delayed()
@@ -219,8 +226,7 @@ def build_sharded(coll, column, path: str, shards: int, kind="split-block", fpr:
         raise EngineError(f"bloomkit: column {_name(column)!r}: a sharded build needs the key type from the column's "
                           "dtype (an object column or a bag does not say it): cast the column first")
     if capacity is None:
-        estimate, exact = count_distinct(coll, column, cls)
-        capacity = _e.capacity_from_estimate(estimate, exact)
+        capacity = _e.kmv_capacity(*_counted_sketch(coll, column, cls, 8))
     params = _sh.plan(kind, capacity, fpr)
     layout_args = (params["blocks"], int(shards))
     layout = _sh.ShardLayout(*layout_args)

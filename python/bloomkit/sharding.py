@@ -37,7 +37,7 @@ import numpy as np
 import bloomkit
 from bloomkit import _bloomkit as _ext
 
-from ._engines import EngineError, capacity_from_estimate, hashes_of, kind_name, kmv_estimate, kmv_sketch
+from ._engines import EngineError, hashes_of, kind_name, kmv_capacity, kmv_sketch
 
 __all__ = [
     "ShardLayout",
@@ -173,7 +173,7 @@ def build_local(keys, path: str, shards: int, kind="split-block", capacity: int 
         key_type = _ext._batch_key_type(keys)
     hashes = next(iter(hashes_of([keys], cls, "keys", key_type)))
     if capacity is None:  # the distinct keys, by the rule every build follows (docs/KEYS.md "Capacity")
-        capacity = capacity_from_estimate(*kmv_estimate(kmv_sketch([hashes])))
+        capacity = kmv_capacity(kmv_sketch([hashes]), len(hashes))
     params = plan(kind, capacity, fpr)
     layout = ShardLayout(params["blocks"], shards)
     staging = staging_folder(path)

@@ -123,25 +123,35 @@ def _run(column: str, thunk):
         raise err from None
 
 
+def _counted_sketch(df, column: str, cls) -> tuple[np.ndarray, int]:
+    """(KMV sketch of the kind's key hashes of the column's key type, number
+    of keys), per partition and merged with treeReduce."""
+    key_type = _e.key_type_for_build(column_type(df, column), column)
+    schema = pa.schema([("sketch", pa.binary()), ("keys", pa.int64())])
+
+    def sketch(batches):
+        s, n = _e.kmv_sketch_counted(_e.hashes_of((_first_column(b) for b in batches), cls, column, key_type))
+        yield pa.RecordBatch.from_pydict({"sketch": [s.tobytes()], "keys": [n]}, schema=schema)
+
+    def merge(a, b):
+        merged = _e.kmv_merge(np.frombuffer(a[0], dtype=np.uint64), np.frombuffer(b[0], dtype=np.uint64))
+        return merged.tobytes(), a[1] + b[1]
+
+    sketches = _map_in_arrow(df.select(column), sketch, "sketch binary, keys long").rdd.map(
+        lambda r: (bytes(r[0]), int(r[1])))
+    if sketches.getNumPartitions() == 0:
+        return np.empty(0, dtype=np.uint64), 0
+    merged, keys = _run(column, lambda: sketches.treeReduce(merge, depth=2))
+    return np.frombuffer(merged, dtype=np.uint64), keys
+
+
 def count_distinct(df, column: str, kind="split-block") -> tuple[float, bool]:
     """(approximate distinct count, exact?) of the column's keys: KMV sketches
     of the kind's key hashes (of the column's key type) per partition, merged
-    with treeReduce."""
+    with treeReduce; never more than the number of keys."""
     cls = kind if isinstance(kind, type) else _e.resolve_kind(kind)
-    key_type = _e.key_type_for_build(column_type(df, column), column)
-
-    def sketch(batches):
-        s = _e.kmv_sketch(_e.hashes_of((_first_column(b) for b in batches), cls, column, key_type))
-        yield pa.RecordBatch.from_pydict({"sketch": [s.tobytes()]}, schema=pa.schema([("sketch", pa.binary())]))
-
-    def merge(a, b):
-        return _e.kmv_merge(np.frombuffer(a, dtype=np.uint64), np.frombuffer(b, dtype=np.uint64)).tobytes()
-
-    sketches = _map_in_arrow(df.select(column), sketch, "sketch binary").rdd.map(lambda r: bytes(r[0]))
-    if sketches.getNumPartitions() == 0:
-        return 0.0, True
-    merged = _run(column, lambda: sketches.treeReduce(merge, depth=2))
-    return _e.kmv_estimate(np.frombuffer(merged, dtype=np.uint64))
+    sketch, keys = _counted_sketch(df, column, cls)
+    return _e.kmv_estimate(sketch, inserts=keys)
 
 
 def build(df, column: str, kind="split-block", fpr: float = 0.01, capacity: int | None = None,
@@ -163,8 +173,7 @@ def build(df, column: str, kind="split-block", fpr: float = 0.01, capacity: int 
     if _use_jvm(df, cls, engine):
         return _build_jvm(df, column, fpr, capacity, path, depth, key_type)
     if capacity is None:
-        estimate, exact = count_distinct(df, column, cls)
-        capacity = _e.capacity_from_estimate(estimate, exact)
+        capacity = _e.kmv_capacity(*_counted_sketch(df, column, cls))
     capacity, fpr = int(capacity), float(fpr)
     cls(capacity, fpr, key_type=key_type)  # parameters checked on the driver, before any job
     schema = pa.schema([("filter", pa.binary())])
@@ -233,9 +242,8 @@ def _build_jvm(df, column: str, fpr: float, capacity, path, depth: int, key_type
     spark = df.sparkSession
     jvm_spark = _jvm.entry(spark)
     if capacity is None:
-        blob = _run(column, lambda: jvm_spark.countDistinctSketch(df._jdf, column))
-        estimate, exact = _e.kmv_estimate(np.frombuffer(bytes(blob), dtype="<u8"))
-        capacity = _e.capacity_from_estimate(estimate, exact)
+        blob = np.frombuffer(bytes(_run(column, lambda: jvm_spark.countedDistinctSketch(df._jdf, column))), dtype="<u8")
+        capacity = _e.kmv_capacity(blob[1:], int(blob[0]))
     capacity, fpr = int(capacity), float(fpr)
     bloomkit.SplitBlockBloom(capacity, fpr)  # parameters checked on the driver, before any job
     blocks = int(_sizing.split_block_blocks_for(capacity, fpr))
@@ -360,8 +368,7 @@ def build_sharded(df, column: str, path: str, shards: int, kind="split-block", f
     cls = _sh.filter_class(kind)
     key_type = _e.key_type_for_build(column_type(df, column), column)
     if capacity is None:
-        estimate, exact = count_distinct(df, column, cls)
-        capacity = _e.capacity_from_estimate(estimate, exact)
+        capacity = _e.kmv_capacity(*_counted_sketch(df, column, cls))
     params = _sh.plan(kind, capacity, fpr)
     layout_args = (params["blocks"], int(shards))
     _sh.ShardLayout(*layout_args)  # checked on the driver

@@ -1,6 +1,7 @@
 // python/src/errors.cpp - bind_errors: the exception hierarchy (see errors.hpp).
 //
-//   bloomkit.Error(Exception)                    every failure; .code names the errc
+//   bloomkit.Error(Exception)                    every failure; .code names the errc; a library
+//                                                error's .kind, .field and .path name its context
 //     InvalidArgumentError(Error, ValueError)    a parameter out of its domain
 //     MismatchError(Error, ValueError)           filters disagree on kind, parameters or hash
 //       HashMismatchError(MismatchError)         the stored hash_spec is not the expected one
@@ -17,8 +18,11 @@
 #include <nanobind/nanobind.h>
 
 #include <array>
+#include <cstring>
 #include <exception>
 #include <new>
+#include <string_view>
+#include <utility>
 
 #include "errors.hpp"
 
@@ -60,6 +64,40 @@ std::array<error_class, 4> binding_errors = {{
 
 PyObject* format_error = nullptr;
 
+/// A str, or None for an empty view (new reference).
+PyObject* str_or_none(std::string_view text) {
+  if (text.empty()) Py_RETURN_NONE;
+  return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+}
+
+/// Raises the Python class for e's code. The message is the library's
+/// sentence, what() joined from e's parts (a Python caller is a library
+/// caller); the context the parts hold becomes attributes: .kind (the filter
+/// kind at fault), .field (the parameter or file field at fault) and .path
+/// (the file the message is about), each None where the error names none.
+/// .path rather than OSError's .filename, which would rewrite str(e) as
+/// "[Errno None] None: 'FILE'".
+void raise_library_error(const bloomkit::error& e) noexcept {
+  PyObject* type = exception_type(e.code());
+  PyObject* message = PyUnicode_DecodeUTF8(e.what(), static_cast<Py_ssize_t>(std::strlen(e.what())), "replace");
+  PyObject* value = message != nullptr ? PyObject_CallOneArg(type, message) : nullptr;
+  Py_XDECREF(message);
+  if (value == nullptr) return;  // the failure to make it is the error set now
+  const std::pair<const char*, std::string_view> context[] = {
+      {"kind", e.kind()}, {"field", e.field()}, {"path", e.file()}};
+  for (const auto& [name, text] : context) {
+    PyObject* attribute = str_or_none(text);
+    const int rc = attribute != nullptr ? PyObject_SetAttrString(value, name, attribute) : -1;
+    Py_XDECREF(attribute);
+    if (rc != 0) {
+      Py_DECREF(value);
+      return;
+    }
+  }
+  PyErr_SetObject(type, value);
+  Py_DECREF(value);
+}
+
 PyObject* make_class(nb::module_& m, const char* name, const char* doc, nb::handle bases, const char* code) {
   const std::string qualified = std::string("bloomkit.") + name;
   nb::dict attrs;
@@ -99,7 +137,7 @@ void set_error_from_current_exception() noexcept {
   } catch (const py_error& e) {
     PyErr_SetString(exception_type(e.what), e.message.c_str());
   } catch (const bloomkit::error& e) {
-    PyErr_SetString(exception_type(e.code()), e.what());
+    raise_library_error(e);
   } catch (const std::bad_alloc&) {
     PyErr_NoMemory();
   } catch (const std::exception& e) {
@@ -113,6 +151,7 @@ void bind_errors(nb::module_& m) {
   auto& base = library_errors[0];
   base.type = make_class(m, base.name, base.doc, nb::handle(PyExc_Exception), "error");
   const nb::handle error(base.type);
+  for (const char* context : {"kind", "field", "path"}) error.attr(context) = nb::none();  // None unless raised with one
   auto with = [&](nb::handle b, PyObject* builtin) { return nb::make_tuple(b, nb::handle(builtin)); };
 
   format_error = make_class(m, "FormatError", "Bytes that are not a valid bloomkit filter (or Parquet structure).",
@@ -146,7 +185,7 @@ void bind_errors(nb::module_& m) {
     try {
       std::rethrow_exception(p);
     } catch (const bloomkit::error& e) {
-      PyErr_SetString(exception_type(e.code()), e.what());
+      raise_library_error(e);
     } catch (const py_error& e) {
       PyErr_SetString(exception_type(e.what), e.message.c_str());
     }

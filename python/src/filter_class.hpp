@@ -815,7 +815,7 @@ concept tests_and_adds = requires(F& f, std::uint64_t h) { f.insert_if_absent_ha
 template <class F>
 bool insert_if_absent_one(F& f, std::uint64_t h) {
   if constexpr (fills_up<F>) {
-    const insert_result r = f.insert_if_absent_hash(h);
+    const insert_result r = f.try_insert_if_absent_hash(h);
     if (r == insert_result::full) throw full_error(f, "the key is absent and was not added");
     return r == insert_result::inserted;
   } else {
@@ -863,7 +863,9 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
           "hash"_a, "Add a precomputed 64-bit hash.")
       .def(
           "add_many", [add_batch](W& self, keys_arg keys) { add_batch(self, keys, false); }, "keys"_a,
-          "Add every key of a batch (see may_contain_many for the inputs; missing values are skipped). The\n"
+          "Add every key of a batch. Takes keys; add_hashes takes precomputed hashes. (In C++ the names\n"
+          "differ: there insert_keys takes keys and insert_many takes hashes.)\n\n"
+          "See may_contain_many for the inputs; missing values are skipped. The\n"
           "keys are all read, converted into the filter's key_type and checked first, so a bad key raises\n"
           "with the filter unchanged; an untyped, empty filter takes the batch's key type. Releases the GIL.")
       .def(
@@ -1015,7 +1017,7 @@ nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashe
         bool added = false;
         if (valid == nullptr || valid[j]) {
           if constexpr (fills_up<F>) {
-            const insert_result r = f.insert_if_absent_hash(h[j]);
+            const insert_result r = f.try_insert_if_absent_hash(h[j]);
             if (r == insert_result::full) {
               const py_error full = full_error(f, "the batch was not added (the filter is as it was before the call)");
               f = *undo.before;

@@ -61,9 +61,11 @@ nb::object answers(std::size_t n, Fill&& fill) {
 bool is_split_kind(std::string_view kind) {
   if (kind == "split-block" || kind == "split_block" || kind == "split_block_bloom") return true;
   if (kind == "blocked" || kind == "blocked_bloom") return false;
-  throw error(errc::unsupported, "bloomkit: kind '" + std::string(kind) +
-                                     "' cannot be sharded (split-block and blocked filters can: a key touches one "
-                                     "block, so a block range is a shard)");
+  using part = error_part;
+  throw error(errc::unsupported,
+              {part::from(error_origin::library), part::words("kind '"), part::of_kind(std::string(kind)),
+               part::words("' cannot be sharded (split-block and blocked filters can: a key touches one block, so a "
+                           "block range is a shard)")});
 }
 
 /// The parameters (capacity, fpr) sizing chooses, with the kind's default hash.
@@ -92,7 +94,7 @@ block_filter_params params_from(const nb::dict& d) {
   p.target_fpr = nb::cast<double>(d["target_fpr"]);
   const auto algorithm = utf8_string(d["hash_algorithm"], "hash_algorithm as a str");
   const auto named = hash_algorithm_named(algorithm);
-  if (!named) throw error(errc::invalid_argument, "bloomkit: unknown hash algorithm '" + algorithm + "'");
+  if (!named) throw error::from_library(errc::invalid_argument, "unknown hash algorithm '" + algorithm + "'");
   p.hash.algorithm = *named;
   p.hash.seed = nb::cast<std::uint64_t>(d["hash_seed"]);
   return p;
@@ -124,7 +126,7 @@ class any_shard {
           if constexpr (std::is_same_v<std::decay_t<decltype(mine)>, std::decay_t<decltype(theirs)>>) {
             mine.merge(theirs.view());
           } else {
-            throw error(errc::mismatch, "bloomkit: shard merge: the shards are of different kinds");
+            throw error::from_library(errc::mismatch, "shard merge: the shards are of different kinds");
           }
         },
         shard_, other.shard_);

@@ -13,7 +13,7 @@ import pytest
 
 import bloomkit
 from bloomkit import sharding
-from bloomkit._engines import capacity_from_estimate, hashes_of, kmv_estimate, kmv_sketch
+from bloomkit._engines import capacity_from_estimate, hashes_of, kmv_capacity, kmv_estimate, kmv_sketch, kmv_sketch_counted
 
 
 def _cli_capacity(cli, tmp_path, name, lines, kind, *inputs_twice):
@@ -27,9 +27,13 @@ def _cli_capacity(cli, tmp_path, name, lines, kind, *inputs_twice):
     return info["capacity"], info["inserted"]
 
 
+def _hashes(cls, lines):
+    return next(iter(hashes_of([pa.array(lines, pa.binary())], cls, "keys", "bytes")))
+
+
 def _python_rule(cls, lines):
-    hashes = next(iter(hashes_of([pa.array(lines, pa.binary())], cls, "keys", "bytes")))
-    return capacity_from_estimate(*kmv_estimate(kmv_sketch([hashes])))
+    hashes = _hashes(cls, lines)
+    return kmv_capacity(kmv_sketch([hashes]), len(hashes))
 
 
 @pytest.mark.parametrize("kind,cls", [("blocked", bloomkit.BlockedBloom), ("split-block", bloomkit.SplitBlockBloom)])
@@ -38,11 +42,29 @@ def test_cli_and_python_size_for_the_same_distinct_count(cli, tmp_path, kind, cl
     rng = np.random.default_rng(37)
     distinct = [b"key-%d" % i for i in range(20_000)]
     lines = [distinct[i] for i in rng.permutation(np.repeat(np.arange(20_000), 3))]
-    expected = _python_rule(cls, distinct)
+    expected = _python_rule(cls, lines)
     assert expected != 20_000 and abs(expected / 20_000 - 1) < 0.1  # an estimate, near the truth
     assert _cli_capacity(cli, tmp_path, "repeated", lines, kind) == (expected, 60_000)
-    assert _cli_capacity(cli, tmp_path, "once", distinct, kind) == (expected, 20_000)
-    assert _cli_capacity(cli, tmp_path, "twice", distinct, kind, True) == (expected, 40_000)
+    assert _cli_capacity(cli, tmp_path, "once", distinct, kind) == (_python_rule(cls, distinct), 20_000)
+    assert _cli_capacity(cli, tmp_path, "twice", distinct, kind, True) == (_python_rule(cls, distinct * 2), 40_000)
+
+
+def test_the_capacity_is_never_above_the_keys_read(cli, tmp_path):
+    # `seq 1 100000`: every key distinct, and the estimate lands above the 100000 keys read.
+    lines = [b"%d" % i for i in range(1, 100_001)]
+    hashes = _hashes(bloomkit.BlockedBloom, lines)
+    sketch = kmv_sketch([hashes])
+    estimate, exact = kmv_estimate(sketch)
+    assert not exact and estimate > 100_000  # the case the bound is for
+    assert capacity_from_estimate(estimate, exact) > 100_000
+    assert kmv_estimate(sketch, inserts=100_000) == (100_000.0, False)
+    assert capacity_from_estimate(estimate, exact, inserts=100_000) == 100_000
+    assert kmv_capacity(sketch, 100_000) == 100_000
+    assert kmv_sketch_counted([hashes[:60_000], hashes[60_000:]])[1] == 100_000
+    assert _cli_capacity(cli, tmp_path, "seq", lines, "blocked") == (100_000, 100_000)
+    manifest = sharding.build_local(pa.array(lines, pa.binary()), str(tmp_path / "s"), shards=2, kind="blocked")
+    manifest = json.loads(open(manifest).read())
+    assert (manifest["capacity"], manifest["inserted"]) == (100_000, 100_000)
 
 
 def test_small_inputs_are_counted_exactly(cli, tmp_path):

@@ -274,3 +274,18 @@ def test_counts_take_whole_floats():
         bloomkit.BlockedBloom(-1)  # a negative int stays a signature error, as before
     with pytest.raises(TypeError):
         bloomkit.BlockedBloom("1000")
+
+
+def test_errors_name_their_context(tmp_path):
+    # The library error's context as attributes: the kind and the field a parameter check names,
+    # the file a load names; None where it names none. The message is the library's sentence.
+    with pytest.raises(bloomkit.InvalidArgumentError) as e:
+        bloomkit.StandardBloom.with_bits(2**63 + 1, 3)
+    assert (e.value.kind, e.value.field, e.value.path) == ("standard_bloom", "bits", None)
+    assert str(e.value).startswith("standard_bloom: bits = ")
+    missing = tmp_path / "missing.bkf"
+    with pytest.raises(bloomkit.FileError) as e:
+        bloomkit.load(missing)
+    assert (e.value.kind, e.value.field, e.value.path) == (None, None, str(missing))
+    assert str(e.value).startswith(f"'{missing}': bloomkit: cannot open '{missing}': ")
+    assert bloomkit.FullError("x").kind is None

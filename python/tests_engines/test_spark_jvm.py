@@ -158,7 +158,9 @@ def test_jvm_and_python_paths_give_the_same_bytes(spark, jvm, table):
         assert bks.build(frame, "s", engine="jvm").to_bytes() == bks.build(frame, "s", engine="python").to_bytes()
         est, was_exact = bks.count_distinct(frame, "s")
         assert was_exact == exact
-        assert bks.build(frame, "s").capacity == _e.capacity_from_estimate(est, was_exact)
+        keys = frame.count()
+        assert est <= keys  # never more distinct keys than keys
+        assert bks.build(frame, "s").capacity == _e.capacity_from_estimate(est, was_exact, inserts=keys)
 
 
 def test_estimated_capacity_matches_the_python_sketch(spark, jvm):
@@ -166,8 +168,11 @@ def test_estimated_capacity_matches_the_python_sketch(spark, jvm):
     est, exact = bks.count_distinct(df, "k")
     assert not exact
     sketch = np.frombuffer(bytes(jvm.countDistinctSketch(df._jdf, "k")), dtype="<u8")
-    assert _e.kmv_estimate(sketch) == (est, exact)
-    assert bks.build(df, "k").capacity == _e.capacity_from_estimate(est, exact)
+    assert _e.kmv_estimate(sketch, inserts=60000) == (est, exact)
+    counted = np.frombuffer(bytes(jvm.countedDistinctSketch(df._jdf, "k")), dtype="<u8")
+    assert counted[0] == 60000 and (counted[1:] == sketch).all()
+    assert bks.build(df, "k").capacity == _e.kmv_capacity(sketch, 60000)
+    assert bks.build(df, "k", engine="python").capacity == _e.kmv_capacity(sketch, 60000)
 
 
 @pytest.mark.parametrize("column", ["b", "s"])

@@ -5,10 +5,10 @@
 //   * with --capacity N: one pass; keys are hashed and inserted in batches.
 //   * without, from regular files only: a first pass hashes the keys into a
 //     distinct_counter (distinct_count.hpp: exact below 4096 distinct keys,
-//     else a KMV estimate plus two standard errors, the rule the Spark and
-//     Dask builds follow), the files are rewound, the filter is sized for
-//     that capacity, and a second pass inserts (a file whose key count
-//     changed in between is an error: nothing is written).
+//     else a KMV estimate plus two standard errors, at most the keys read:
+//     the rule the Spark and Dask builds follow), the files are rewound, the
+//     filter is sized for that capacity, and a second pass inserts (a file
+//     whose key count changed in between is an error: nothing is written).
 //   * without, when any input can be read only once (stdin, a pipe, a FIFO,
 //     a process substitution such as <(seq 1 100)): the one pass hashes
 //     the keys into a spool: in memory up to spool_memory_bytes (64 MiB, 8 Mi

@@ -103,7 +103,7 @@ int run_dedupe(const dedupe_options& o) {
         auto batch = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> text) {
           std::vector<std::uint64_t> bits;
           if constexpr (std::is_same_v<F, cuckoo_filter>) {
-            cuckoo_batch_result r = f.insert_if_absent_many(hashes);
+            cuckoo_batch_result r = f.try_insert_if_absent_many(hashes);
             if (r.processed < hashes.size()) {
               flush();
               throw error(errc::construction_failed,

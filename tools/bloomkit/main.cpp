@@ -65,6 +65,8 @@ std::string message_of(const bloomkit::error& e) {
         if (p.value != subject) out += " '" + p.value + "'";
         break;
       case role::subject: out += "'" + p.value + "': "; break;
+      case role::kind:
+      case role::field: out += p.value; break;
     }
   }
   return out;

@@ -1,5 +1,10 @@
 """Type stubs for bloomkit's extension module (python/src/*.cpp). The public names are
-re-exported by the bloomkit package; see their docstrings there and in help()."""
+re-exported by the bloomkit package; see their docstrings there and in help().
+
+Batch names: a method ending in ``_many`` takes keys (``may_contain_many``, ``add_many``,
+``insert_if_absent_many``) and one ending in ``_hashes`` takes precomputed 64-bit hashes
+(``may_contain_hashes``, ``add_hashes``, ``insert_if_absent_hashes``). The C++ library
+spells the same calls ``_keys`` (keys) and ``_many`` (hashes)."""
 
 from __future__ import annotations
 
@@ -280,6 +285,9 @@ AnyFilter = Union[SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, S
 
 class Error(Exception):
     code: str
+    kind: Optional[str]
+    field: Optional[str]
+    path: Optional[str]
 class InvalidArgumentError(Error, ValueError): ...
 class MismatchError(Error, ValueError): ...
 class HashMismatchError(MismatchError): ...

@@ -8,10 +8,12 @@ import java.util.Arrays;
  * A k-minimum-values sketch of 64-bit key hashes: the K smallest distinct hashes (unsigned),
  * exactly what python/bloomkit/_engines.py's kmv_sketch keeps, so the JVM and Python paths
  * derive the same distinct-count estimate and therefore the same filter capacity. Merges by
- * union-and-keep-K; depends only on the set of hashes. Not thread-safe.
+ * union-and-keep-K; the sketch depends only on the set of hashes. It also counts the hashes
+ * added (repeats included), which bounds every answer: an input holds no more distinct keys
+ * than keys. Not thread-safe.
  */
 public final class Kmv implements Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   /** The sketch size of _engines.KMV_K. */
   public static final int K = 4096;
@@ -20,9 +22,11 @@ public final class Kmv implements Serializable {
   private long[] kept = new long[0];
   private long[] pending = new long[8 * K];
   private int pendingCount = 0;
+  private long added = 0;
 
   /** Adds one hash. */
   public void add(long hash) {
+    ++added;
     final long key = hash ^ Long.MIN_VALUE;
     if (kept.length >= K && key >= kept[K - 1]) return;
     pending[pendingCount++] = key;
@@ -50,6 +54,7 @@ public final class Kmv implements Serializable {
   public Kmv merge(Kmv other) {
     compact();
     other.compact();
+    added += other.added;
     final long[] all = Arrays.copyOf(kept, kept.length + other.kept.length);
     System.arraycopy(other.kept, 0, all, kept.length, other.kept.length);
     kept = uniqueSmallest(all);
@@ -70,22 +75,30 @@ public final class Kmv implements Serializable {
     return kept.length < K;
   }
 
-  /** The distinct-count estimate: exact below K, else (K - 1) / ((h_K + 1) / 2^64) (as _engines.kmv_estimate). */
+  /** The hashes added, repeats included (merged sketches: the sum). */
+  public long added() {
+    return added;
+  }
+
+  /**
+   * The distinct-count estimate: exact below K, else (K - 1) / ((h_K + 1) / 2^64), at most
+   * {@link #added()} (as _engines.kmv_estimate with its inserts).
+   */
   public double estimate() {
     compact();
     if (kept.length < K) return kept.length;
     final long kth = kept[K - 1] ^ Long.MIN_VALUE;
     final double top = new BigInteger(Long.toUnsignedString(kth)).add(BigInteger.ONE).doubleValue();
-    return (K - 1) / (top / 18446744073709551616.0);
+    return Math.min((K - 1) / (top / 18446744073709551616.0), (double) added);
   }
 
   /**
    * The capacity a build uses: the count when exact, else the estimate plus two standard
-   * errors (about +3.1 %), at least 1 (as _engines.capacity_from_estimate).
+   * errors (about +3.1 %), at most {@link #added()} and at least 1 (as _engines.kmv_capacity).
    */
   public long capacity() {
     final double e = estimate();
     if (exact()) return Math.max(1L, (long) e);
-    return Math.max(1L, (long) Math.ceil(e * (1.0 + 2.0 / Math.sqrt(K - 2))));
+    return Math.max(1L, Math.min(added, (long) Math.ceil(e * (1.0 + 2.0 / Math.sqrt(K - 2)))));
   }
 }

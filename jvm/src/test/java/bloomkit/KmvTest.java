@@ -41,6 +41,24 @@ class KmvTest {
     for (int i = 1; i < h.length; ++i) assertTrue(Long.compareUnsigned(h[i - 1], h[i]) < 0);
     // Relative standard error 1/sqrt(K - 2) = 1.6 %: 5 sigma on fixed data.
     assertTrue(Math.abs(whole.estimate() - n) < 5.0 * n / Math.sqrt(Kmv.K - 2), "estimate " + whole.estimate());
-    assertEquals((long) Math.ceil(whole.estimate() * (1.0 + 2.0 / Math.sqrt(Kmv.K - 2))), whole.capacity());
+    // Plus two standard errors, but never more than the n keys added.
+    final long upper = (long) Math.ceil(whole.estimate() * (1.0 + 2.0 / Math.sqrt(Kmv.K - 2)));
+    assertEquals(Math.min(upper, n), whole.capacity());
+    assertEquals(n, merged.added());
+  }
+
+  @Test
+  void neverMoreThanTheHashesAdded() {
+    // K hashes packed at the bottom (i * 2^44) estimate about 2^20 distinct keys; with 10 more
+    // hashes added, split over two merged sketches, the input holds at most K + 10.
+    final Kmv a = new Kmv();
+    final Kmv b = new Kmv();
+    for (long i = 1; i <= Kmv.K; ++i) (i % 2 == 0 ? a : b).add(i << 44);
+    for (long i = 1; i <= 10; ++i) b.add(-i);
+    final Kmv merged = a.merge(b);
+    assertFalse(merged.exact());
+    assertEquals(Kmv.K + 10, merged.added());
+    assertEquals(Kmv.K + 10.0, merged.estimate());
+    assertEquals(Kmv.K + 10, merged.capacity());
   }
 }

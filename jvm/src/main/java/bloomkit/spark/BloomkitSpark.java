@@ -129,6 +129,20 @@ public final class BloomkitSpark {
   }
 
   /**
+   * {@link #countDistinct} as 8-byte little-endian numbers: the number of keys read (nulls
+   * skipped), then the sketch's hashes ascending as unsigned numbers (for PySpark:
+   * numpy.frombuffer(b, "<u8"), whose first entry is the count and the rest the sketch).
+   */
+  public static byte[] countedDistinctSketch(Dataset<Row> df, String column) {
+    final Kmv k = countDistinct(df, column);
+    final long[] h = k.hashes();
+    final java.nio.ByteBuffer b =
+        java.nio.ByteBuffer.allocate((h.length + 1) * 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    b.asLongBuffer().put(k.added()).put(h);
+    return b.array();
+  }
+
+  /**
    * The filter over {@code df[column]} at {@code fpr}, its capacity from an approximate
    * distinct count ({@link Kmv#capacity()}: exact below 4096 distinct keys).
    */
