@@ -645,9 +645,9 @@ void register_build(CLI::App& app, command_table& table) {
       "little-endian bytes; i64 = a signed decimal integer, 8 bytes two's complement (Parquet INT64).\n"
       "One trailing \\r is dropped from every line (CRLF files work).\n"
       "Without --capacity the distinct keys are counted first (exact below 4096, else a KMV\n"
-      "estimate plus two standard errors; cuckoo counts every line): a second pass over regular\n"
-      "files; stdin, pipes and FIFOs are read once, spooled as 8-byte hashes, in memory up to\n"
-      "64 MiB, then in $TMPDIR. The output may not be one of the inputs.");
+      "estimate plus two standard errors, at most the lines read; cuckoo counts every line): a\n"
+      "second pass over regular files; stdin, pipes and FIFOs are read once, spooled as 8-byte\n"
+      "hashes, in memory up to 64 MiB, then in $TMPDIR. The output may not be one of the inputs.");
   sub->add_option("inputs", o->inputs, "key files; - or nothing reads stdin");
   sub->add_option("-o,--output", o->output, "the filter file to write (appears only when complete)")->required();
   sub->add_option("-k,--kind", o->kind, "filter kind: " + kind_names() + " (default blocked)");
