@@ -12,7 +12,7 @@
 //     4 (i % 16) .. 4 (i % 16) + 3 of word i / 16), so the words written
 //     little-endian are exactly those bytes.
 //   * A key's k counters are exactly the k bits a standard_bloom with the same
-//     m, k and hash probes (detail::standard_probes, enhanced double hashing).
+//     m, k and hash probes (detail::for_each_probe, enhanced double hashing).
 //     So counter i != 0 iff bit i of the standard filter built from the same
 //     multiset of keys is set, and to_standard_bloom() is exact, bit for bit.
 //
@@ -123,18 +123,19 @@ struct counting_probe_set {
   std::uint32_t k = 0;
 
   counting_probe_set(std::uint64_t h, std::uint64_t counters, std::uint32_t k_) noexcept : k(k_) {
-    standard_probes probes(h, counters);
-    for (std::uint32_t i = 0; i < k; ++i) {
-      index[i] = probes.next();
+    std::uint32_t i = 0;
+    for_each_probe(h, counters, k, [&](std::uint64_t counter) {
+      index[i] = counter;
       times[i] = 1;
       for (std::uint32_t j = 0; j < i; ++j) {
-        if (times[j] != 0 && index[j] == index[i]) {
+        if (times[j] != 0 && index[j] == counter) {
           ++times[j];
           times[i] = 0;
           break;
         }
       }
-    }
+      ++i;
+    });
   }
 };
 
@@ -162,11 +163,10 @@ class counting_bloom_reader : public query_facade<D> {
   /// True if the key with hash `h` may be present; false means certainly not
   /// (some counter of it is zero). Stops at the first zero counter.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    standard_probes probes(h, self().params().counters);
-    for (std::uint32_t i = 0; i < self().params().k; ++i) {
-      if (get_counter(self().words(), probes.next()) == 0) return false;
-    }
-    return true;
+    const auto words = self().words();
+    return probe_while(h, self().params().counters, self().params().k, [words](std::uint64_t i) {
+             return std::uint64_t{get_counter(words, i) != 0};
+           }).all_set;
   }
 
   /// The batch core: out[i] = may_contain_hash(hash_at(i)), prefetching each
@@ -176,7 +176,7 @@ class counting_bloom_reader : public query_facade<D> {
     constexpr std::size_t window = 16;
     const auto words = self().words();
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) prefetch(&words[reduce64(hash_at(i + window), self().params().counters) >> 4]);
+      if (i + window < n) prefetch(&words[first_probe(hash_at(i + window), self().params().counters) >> 4]);
       out[i] = may_contain_hash(hash_at(i));
     }
   }
@@ -185,8 +185,7 @@ class counting_bloom_reader : public query_facade<D> {
   /// `h` touches, in probe order: the probes of a standard filter of the
   /// same m and k (repeats possible).
   void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
-    standard_probes probes(h, self().params().counters);
-    for (std::uint32_t i = 0; i < self().params().k; ++i) out.push_back(probes.next());
+    for_each_probe(h, self().params().counters, self().params().k, [&](std::uint64_t i) { out.push_back(i); });
   }
 
   /// An upper bound on how many times the key with hash `h` is present (the
@@ -360,8 +359,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
 
   /// Adds the key with hash `h`: increments its k counters, each stopping at 15.
   void insert_hash(std::uint64_t h) noexcept {
-    detail::standard_probes probes(h, params_.counters);
-    for (std::uint32_t i = 0; i < params_.k; ++i) increment(probes.next());
+    detail::for_each_probe(h, params_.counters, params_.k, [this](std::uint64_t i) { increment(i); });
     ++inserted_;
   }
   /// Test-and-add with set semantics: computes the key's k counters once;
@@ -386,7 +384,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     constexpr std::size_t window = 16;
     for (std::size_t i = 0; i < n; ++i) {
       if (i + window < n) {
-        detail::prefetch_for_write(&words_[detail::reduce64(hash_at(i + window), params_.counters) >> 4]);
+        detail::prefetch_for_write(&words_[detail::first_probe(hash_at(i + window), params_.counters) >> 4]);
       }
       insert_hash(hash_at(i));
     }

@@ -245,17 +245,14 @@ struct parallel_build_access {
       const std::size_t end = std::min(n, base + chunk);
       std::size_t m = 0;
       for (std::size_t i = base; i < end; ++i) {
-        standard_probes probes(hashes[i], bits);
-        for (std::uint32_t j = 0; j < k; ++j) {
-          const std::uint64_t bit = probes.next();
+        for_each_probe(hashes[i], bits, k, [&](std::uint64_t bit) {
           out[m] = bit;
           m += (bit >> 6) - lo < width ? 1 : 0;
-        }
+        });
       }
       for (std::size_t i = 0; i < m; ++i) {
         if (i + batch_window < m) prefetch_for_write(words + (out[i + batch_window] >> 6));
-        const std::uint64_t bit = out[i];
-        words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+        words[out[i] >> 6] |= bit_mask(out[i]);
       }
     }
   }

@@ -75,21 +75,93 @@ inline void require_standard_payload(const standard_bloom_params& p, std::span<c
   require(tail == 0 || (words.back() >> tail) == 0, code, "standard_bloom: bits past the end of the filter are set");
 }
 
-/// The probe sequence of one key (see the header comment).
+/// One step of the probe sequence (see the header comment): returns probe
+/// j's bit index for the state (g, d) and moves the state to probe j + 1.
+/// The recurrence is part of the file format (docs/FORMAT.md); every walk
+/// over a standard layout, one key at a time or 64 in rounds, steps with
+/// this function, so it is written here only.
+constexpr std::uint64_t standard_step(std::uint64_t& g, std::uint64_t& d, std::uint32_t j,
+                                      std::uint64_t bits) noexcept {
+  const std::uint64_t bit = reduce64(g, bits);
+  g += d;
+  d += j + 1;
+  return bit;
+}
+
+/// The probe sequence of one key: the "locate" step of the standard layout.
+/// Constructing it from the hash is all the per-key set-up a walk needs,
+/// and next() yields the probes in order; the batched calls prefetch the
+/// first probe's word and probe it from the same state.
 class standard_probes {
  public:
   constexpr standard_probes(std::uint64_t h, std::uint64_t bits) noexcept : g_(h), d_(mix64(h)), bits_(bits) {}
   /// The next bit index in [0, bits).
-  constexpr std::uint64_t next() noexcept {
-    const std::uint64_t bit = reduce64(g_, bits_);
-    g_ += d_;
-    d_ += ++step_;
-    return bit;
-  }
+  constexpr std::uint64_t next() noexcept { return standard_step(g_, d_, step_++, bits_); }
+  /// The state after the probes taken so far (standard_probe_batch keeps it per key).
+  [[nodiscard]] constexpr std::uint64_t g() const noexcept { return g_; }
+  [[nodiscard]] constexpr std::uint64_t d() const noexcept { return d_; }
 
  private:
-  std::uint64_t g_, d_, bits_, step_ = 0;
+  std::uint64_t g_, d_, bits_;
+  std::uint32_t step_ = 0;
 };
+
+/// The first probe of hash h: the word a batched walk prefetches for a key
+/// before it probes it.
+constexpr std::uint64_t first_probe(std::uint64_t h, std::uint64_t bits) noexcept {
+  return standard_probes(h, bits).next();
+}
+
+/// Calls f(bit) for each of the k probes of hash h, in order (repeats
+/// possible). The walk of every path that visits all k probes: set, the
+/// branch-free test, prefetch, test-and-set, the atomic variants, the
+/// counting filter and the parallel build.
+template <class F>
+constexpr void for_each_probe(std::uint64_t h, std::uint64_t bits, std::uint32_t k, F&& f) {
+  standard_probes probes(h, bits);
+  for (std::uint32_t i = 0; i < k; ++i) f(probes.next());
+}
+
+/// What probe_while found: whether all k probes were set, and how many
+/// probes it read (early exit at work).
+struct probe_walk {
+  bool all_set;
+  std::uint32_t read;
+};
+
+/// The k probes of h in order with early exit: bit_at(bit) returns the
+/// probed position's state in its lowest bit (1 set, 0 clear), and the walk
+/// stops at the first clear one. The single-key query of every standard
+/// layout (plain, atomic loads, 4-bit counters) and the words-read count.
+///
+/// The first two probes are read together and tested with one branch, the
+/// rest one by one. Why: a negative key exits at a random probe, so a branch
+/// per probe mispredicts about once per negative lookup (~17 cycles, more
+/// than the probes themselves when the filter is in cache). One branch on
+/// "both of the first two bits set" exits 3/4 of negatives (at the design
+/// fill of one half) and mispredicts about half as often, for 2.5 words read
+/// per negative on average instead of 2; positives read all k either way.
+template <class BitAt>
+constexpr probe_walk probe_while(std::uint64_t h, std::uint64_t bits, std::uint32_t k, BitAt&& bit_at) {
+  standard_probes probes(h, bits);
+  std::uint32_t i = 0;
+  if (k >= 2) {
+    const std::uint64_t a = probes.next(), b = probes.next();
+    if ((bit_at(a) & bit_at(b) & 1) == 0) return {false, 2};
+    i = 2;
+  }
+  for (; i < k; ++i) {
+    if ((bit_at(probes.next()) & 1) == 0) return {false, i + 1};
+  }
+  return {true, k};
+}
+
+/// Bit `bit` of a bit array held in 64-bit words, in the lowest bit.
+constexpr std::uint64_t word_bit(const std::uint64_t* words, std::uint64_t bit) noexcept {
+  return words[bit >> 6] >> (bit & 63);
+}
+/// The mask of bit `bit` within its 64-bit word.
+constexpr std::uint64_t bit_mask(std::uint64_t bit) noexcept { return std::uint64_t{1} << (bit & 63); }
 
 inline void require_same_shape(const standard_bloom_params& a, const standard_bloom_params& b, const char* operation) {
   const std::string prefix = std::string("standard_bloom ") + operation + ": ";
@@ -108,39 +180,19 @@ inline constexpr std::uint32_t standard_lookup_prefetch = 2;
 /// Prefetches the first `count` probes of hash h (bounded by k).
 inline void prefetch_standard_probes(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
                                      std::uint32_t count, bool for_write) noexcept {
-  standard_probes probes(h, bits);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint64_t bit = probes.next();
+  for_each_probe(h, bits, count, [&](std::uint64_t bit) {
     if (for_write) {
       prefetch_for_write(words + (bit >> 6));
     } else {
       prefetch(words + (bit >> 6));
     }
-  }
+  });
 }
 
-/// k-probe test with early exit (the single-key query, shared by batches).
-///
-/// The first two probes are read together and tested with one branch, the
-/// rest one by one. Why: a negative key exits at a random probe, so a branch
-/// per probe mispredicts about once per negative lookup (~17 cycles, more
-/// than the probes themselves when the filter is in cache). One branch on
-/// "both of the first two bits set" exits 3/4 of negatives (at the design
-/// fill of one half) and mispredicts about half as often, for 2.5 words read
-/// per negative on average instead of 2; positives read all k either way.
+/// k-probe test with early exit (the single-key query; probe_while says
+/// why the first two probes share a branch).
 inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
-  std::uint32_t i = 0;
-  if (k >= 2) {
-    const std::uint64_t a = probes.next(), b = probes.next();
-    if (((words[a >> 6] >> (a & 63)) & (words[b >> 6] >> (b & 63)) & 1) == 0) return false;
-    i = 2;
-  }
-  for (; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return false;
-  }
-  return true;
+  return probe_while(h, bits, k, [words](std::uint64_t bit) { return word_bit(words, bit); }).all_set;
 }
 
 /// standard_test without a branch: all k words are read and their bits
@@ -151,77 +203,91 @@ inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint
 /// independent and overlap.
 inline bool standard_test_branch_free(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
                                       std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
   std::uint64_t all = 1;
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    all &= words[bit >> 6] >> (bit & 63);
-  }
+  for_each_probe(h, bits, k, [&](std::uint64_t bit) { all &= word_bit(words, bit); });
   return (all & 1) != 0;
 }
 
 /// Words standard_test reads for hash h (benchmarks report it: early exit
-/// at work). Same sequence and same exits as standard_test.
+/// at work); the same walk, counted.
 inline std::uint32_t standard_words_read(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
                                          std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
-  std::uint32_t i = 0;
-  if (k >= 2) {
-    const std::uint64_t a = probes.next(), b = probes.next();
-    if (((words[a >> 6] >> (a & 63)) & (words[b >> 6] >> (b & 63)) & 1) == 0) return 2;
-    i = 2;
-  }
-  for (; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return i + 1;
-  }
-  return k;
+  return probe_while(h, bits, k, [words](std::uint64_t bit) { return word_bit(words, bit); }).read;
 }
 
 /// Sets the k probes of h.
 inline void standard_set(std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-  }
+  for_each_probe(h, bits, k, [words](std::uint64_t bit) { words[bit >> 6] |= bit_mask(bit); });
+}
+
+/// Test-and-set, plain: each probe's bit is read and set in the same pass;
+/// true when all k were already set.
+inline bool standard_test_and_set(std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                  std::uint32_t k) noexcept {
+  bool present = true;
+  for_each_probe(h, bits, k, [&](std::uint64_t bit) {
+    present &= (words[bit >> 6] & bit_mask(bit)) != 0;
+    words[bit >> 6] |= bit_mask(bit);
+  });
+  return present;
+}
+
+/// The same with an atomic test-and-set per probe word (the semantics of
+/// insert_if_absent_hash_concurrent).
+inline bool standard_test_and_set_atomic(std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                         std::uint32_t k) noexcept {
+  bool present = true;
+  for_each_probe(h, bits, k,
+                 [&](std::uint64_t bit) { present &= atomic_test_and_or(words[bit >> 6], bit_mask(bit)); });
+  return present;
+}
+
+/// Concurrent set: one atomic OR per probe word, skipped when the word
+/// already holds the bit (detail/concurrent.hpp).
+inline void standard_set_atomic(std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
+  for_each_probe(h, bits, k, [words](std::uint64_t bit) { atomic_or_if_missing(words[bit >> 6], bit_mask(bit)); });
+}
+
+/// Concurrent test: relaxed loads, the same walk and exits as standard_test.
+inline bool standard_test_atomic(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                 std::uint32_t k) noexcept {
+  return probe_while(h, bits, k, [words](std::uint64_t bit) {
+           return atomic_load_relaxed(words[bit >> 6]) >> (bit & 63);
+         }).all_set;
 }
 
 /// Keys probed together by the batched calls (one bit of a 64-bit mask each).
 inline constexpr std::size_t standard_batch = 64;
 
 /// The probe sequences of up to standard_batch keys, advanced in rounds:
-/// round j reads probe j of every key still in play. Same sequence as
-/// standard_probes (g += d, d += j + 1 after probe j).
+/// round j reads probe j of every key still in play. Each key is located
+/// by standard_probes and stepped by standard_step, as a single walk is;
+/// the state is kept as arrays so that a round touches 64 keys' g, d and
+/// current probe with no per-key bookkeeping beyond them.
 struct standard_probe_batch {
   std::uint64_t g[standard_batch], d[standard_batch];
-  std::uint64_t bit[standard_batch];  ///< the key's current probe, reduce64(g, bits)
+  std::uint64_t bit[standard_batch];  ///< the key's current probe
 
-  /// Loads keys [base, base + count) and prefetches each one's first word.
+  /// Locates keys [base, base + count) (probe 0 current) and prefetches
+  /// each one's first word.
   template <class HashAt>
   void load(HashAt& hash_at, std::size_t base, std::size_t count, const std::uint64_t* words, std::uint64_t bits,
             bool for_write) noexcept {
     for (std::size_t i = 0; i < count; ++i) {
-      const std::uint64_t h = hash_at(base + i);
-      g[i] = h + d_of(h);
-      d[i] = d_of(h) + 1;
-      bit[i] = reduce64(h, bits);
+      standard_probes probes(hash_at(base + i), bits);
+      bit[i] = probes.next();
+      g[i] = probes.g();
+      d[i] = probes.d();
       const std::uint64_t* line = words + (bit[i] >> 6);
       if (for_write) prefetch_for_write(line); else prefetch(line);
     }
   }
 
-  /// Moves key i to its next probe (the one after probe j) and returns it:
-  /// g and d are kept one step ahead, as standard_probes::next leaves them.
+  /// Moves key i from probe j to probe j + 1 and returns it.
   std::uint64_t advance(std::size_t i, std::uint32_t j, std::uint64_t bits) noexcept {
-    bit[i] = reduce64(g[i], bits);
-    g[i] += d[i];
-    d[i] += j + 2;
+    bit[i] = standard_step(g[i], d[i], j + 1, bits);
     return bit[i];
   }
-
- private:
-  static std::uint64_t d_of(std::uint64_t h) noexcept { return mix64(h); }
 };
 
 /// Batched lookup: out[i] = standard_test(hash_at(i)), by rounds over 64
@@ -250,7 +316,7 @@ void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uin
         std::uint64_t missing = 0;
         for (std::size_t i = 0; i < count; ++i) {
           const std::uint64_t bit = batch.bit[i];
-          missing |= (((words[bit >> 6] >> (bit & 63)) & 1) ^ 1) << i;
+          missing |= ((word_bit(words, bit) & 1) ^ 1) << i;
           if (!last) prefetch(words + (batch.advance(i, j, bits) >> 6));
         }
         alive &= ~missing;
@@ -259,7 +325,7 @@ void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uin
       for (std::uint64_t pending = alive; pending != 0; pending &= pending - 1) {
         const auto i = static_cast<std::size_t>(std::countr_zero(pending));
         const std::uint64_t bit = batch.bit[i];
-        const std::uint64_t hit = (words[bit >> 6] >> (bit & 63)) & 1;
+        const std::uint64_t hit = word_bit(words, bit) & 1;
         alive &= ~((hit ^ 1) << i);
         if (!last) prefetch(words + (batch.advance(i, j, bits) >> 6));
       }
@@ -273,10 +339,12 @@ void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uin
 
 /// Batched insert by rounds, as standard_test_many without the mask: round
 /// j sets probe j of each of 64 keys and prefetches probe j + 1 for
-/// writing, so 64 independent stores are in flight per round. The bits are
-/// those of standard_set on each key (OR is order-free).
-template <class HashAt>
-void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at) {
+/// writing, so 64 independent stores are in flight per round. set_bit(bit)
+/// sets one bit: a plain OR, or an atomic one for concurrent inserts. The
+/// bits are those of standard_set on each key (OR is order-free).
+template <class HashAt, class SetBit>
+void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at,
+                       SetBit set_bit) {
   standard_probe_batch batch;
   std::size_t count = n < standard_batch ? n : standard_batch;
   batch.load(hash_at, 0, count, words, bits, true);
@@ -284,8 +352,7 @@ void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k
     for (std::uint32_t j = 0; j < k; ++j) {
       const bool last = j + 1 == k;
       for (std::size_t i = 0; i < count; ++i) {
-        const std::uint64_t bit = batch.bit[i];
-        words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+        set_bit(batch.bit[i]);
         if (!last) prefetch_for_write(words + (batch.advance(i, j, bits) >> 6));
       }
     }
@@ -293,6 +360,10 @@ void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k
     count = n - base < standard_batch ? n - base : standard_batch;
     batch.load(hash_at, base, count, words, bits, true);
   }
+}
+template <class HashAt>
+void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at) {
+  standard_set_many(words, bits, k, n, hash_at, [words](std::uint64_t bit) { words[bit >> 6] |= bit_mask(bit); });
 }
 
 }  // namespace detail
@@ -331,7 +402,7 @@ class standard_bloom_reader : public query_facade<D> {
   /// may_contain_hash when no writer runs. Reads only the words (never
   /// inserted(), which concurrent inserts write).
   [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return probe_test_atomic(self().words().data(), standard_probes(h, self().params().bits), self().params().k);
+    return standard_test_atomic(self().words().data(), h, self().params().bits, self().params().k);
   }
 
   /// The batch core: out[i] = may_contain_hash(hash_at(i)), probed in
@@ -345,8 +416,7 @@ class standard_bloom_reader : public query_facade<D> {
   /// Appends the k bit positions (in [0, bit_count())) that the key with
   /// hash `h` sets and tests, in probe order (repeats possible).
   void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
-    standard_probes probes(h, self().params().bits);
-    for (std::uint32_t i = 0; i < self().params().k; ++i) out.push_back(probes.next());
+    for_each_probe(h, self().params().bits, self().params().k, [&](std::uint64_t bit) { out.push_back(bit); });
   }
 
   [[nodiscard]] std::uint64_t bit_count() const noexcept { return self().params().bits; }
@@ -495,8 +565,7 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// is now inserted; inserted() grows by one), false when all k were set
   /// (nothing changed).
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
-    const bool present =
-        detail::probe_test_and_set(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+    const bool present = detail::standard_test_and_set(words_.data(), h, params_.bits, params_.k);
     inserted_ += present ? 0 : 1;
     return !present;
   }
@@ -507,8 +576,7 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// probe bit was set before this call's ORs; of threads adding one new key
   /// at once, at least one returns true).
   bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
-    const bool present =
-        detail::probe_test_and_set_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+    const bool present = detail::standard_test_and_set_atomic(words_.data(), h, params_.bits, params_.k);
     if (!present) detail::atomic_add_relaxed(inserted_, 1);
     return !present;
   }
@@ -522,7 +590,7 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// statistics are for after the writers are joined (or otherwise ordered
   /// before). Plain insert_hash stays free of atomics.
   void insert_hash_concurrent(std::uint64_t h) noexcept {
-    detail::probe_set_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
+    detail::standard_set_atomic(words_.data(), h, params_.bits, params_.k);
     detail::atomic_add_relaxed(inserted_, 1);
   }
 
@@ -533,16 +601,14 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
     detail::standard_set_many(words_.data(), params_.bits, params_.k, n, hash_at);
     inserted_ += n;
   }
-  /// insert_pipelined with insert_hash_concurrent's atomic OR; inserted()
-  /// grows by one atomic add of n.
+  /// insert_pipelined with insert_hash_concurrent's atomic OR (the same
+  /// rounds); inserted() grows by one atomic add of n.
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
     std::uint64_t* words = words_.data();
-    const std::uint64_t bits = params_.bits;
-    const std::uint32_t k = params_.k;
-    detail::prefetch_pipeline<detail::batch_window>(
-        n, hash_at, [&](std::uint64_t h) { detail::prefetch_standard_probes(words, h, bits, k, true); },
-        [&](std::size_t, std::uint64_t h) { detail::probe_set_atomic(words, detail::standard_probes(h, bits), k); });
+    detail::standard_set_many(words_.data(), params_.bits, params_.k, n, hash_at, [words](std::uint64_t bit) {
+      detail::atomic_or_if_missing(words[bit >> 6], detail::bit_mask(bit));
+    });
     detail::atomic_add_relaxed(inserted_, n);
   }
 
