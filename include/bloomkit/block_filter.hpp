@@ -12,9 +12,11 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -94,6 +96,35 @@ concept block_policy = requires(typename P::block_type& block, const typename P:
 constexpr std::uint64_t block_index(std::uint64_t h, std::uint64_t blocks) noexcept {
   return reduce32(static_cast<std::uint32_t>(h >> 32), blocks);
 }
+
+/// The locate step of every block layout (as RocksDB's PrepareHash): the
+/// block that hash h selects among the `count` at `blocks`. Single calls
+/// probe it at once; block_pipeline prefetches it a window ahead and probes
+/// it when its turn comes.
+template <class Block>
+constexpr Block& locate_block(Block* blocks, std::uint64_t count, std::uint64_t h) noexcept {
+  return blocks[block_index(h, count)];
+}
+
+/// The word-wise operations every block layout shares (a block is an array
+/// `words` of unsigned words); the policies inherit them.
+template <class Block>
+struct block_word_ops {
+  /// Bits set in the block.
+  static std::uint32_t popcount(const Block& block) noexcept {
+    std::uint32_t c = 0;
+    for (auto w : block.words) c += static_cast<std::uint32_t>(std::popcount(w));
+    return c;
+  }
+  /// block |= other.
+  static void merge(Block& block, const Block& other) noexcept {
+    for (std::size_t w = 0; w < std::size(block.words); ++w) block.words[w] |= other.words[w];
+  }
+  /// block &= other.
+  static void intersect(Block& block, const Block& other) noexcept {
+    for (std::size_t w = 0; w < std::size(block.words); ++w) block.words[w] &= other.words[w];
+  }
+};
 
 // ---- kernels ----------------------------------------------------------------
 // A policy's set/test are its portable kernel (and the reference). A policy
@@ -290,15 +321,32 @@ inline void block_set(typename P::block_type& b, std::uint64_t h, std::uint32_t 
   }
 }
 
+/// The batch walk of every block layout: prefetch_pipeline with each key
+/// located by locate_block, its block prefetched a window ahead (for
+/// writing when Block is mutable) and visit(i, block, h) run on it in
+/// order. The block is located again for the visit: one multiply costs less
+/// than carrying its address through the pipeline's ring.
+template <class Block, class HashAt, class Visit>
+inline void block_pipeline(Block* blocks, std::uint64_t count, std::size_t n, HashAt& hash_at, Visit&& visit) {
+  prefetch_pipeline<batch_window>(
+      n, hash_at,
+      [&](std::uint64_t h) {
+        if constexpr (std::is_const_v<Block>) {
+          prefetch(&locate_block(blocks, count, h));
+        } else {
+          prefetch_for_write(&locate_block(blocks, count, h));
+        }
+      },
+      [&](std::size_t i, std::uint64_t h) { visit(i, locate_block(blocks, count, h), h); });
+}
+
 /// The batched test loop of kernel K: out[i] = test(hash_at(i)), pipelined.
 template <class P, kernel K, class HashAt>
 inline void block_test_loop(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
                             std::size_t n, HashAt& hash_at, bool* out) {
-  prefetch_pipeline<batch_window>(
-      n, hash_at, [&](std::uint64_t h) { prefetch(blocks + block_index(h, count)); },
-      [&](std::size_t i, std::uint64_t h) {
-        out[i] = block_kernel<P, K>::test(blocks[block_index(h, count)], h, k);
-      });
+  block_pipeline(blocks, count, n, hash_at, [&](std::size_t i, const typename P::block_type& block, std::uint64_t h) {
+    out[i] = block_kernel<P, K>::test(block, h, k);
+  });
 }
 
 /// A policy whose SIMD set kernels build the mask with steps unrolled for
@@ -332,11 +380,9 @@ template <class P, kernel K, class HashAt>
 inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
                            HashAt& hash_at) {
   const auto run = [&](auto fixed_k) {
-    prefetch_pipeline<batch_window>(
-        n, hash_at, [&](std::uint64_t h) { prefetch_for_write(blocks + block_index(h, count)); },
-        [&](std::size_t, std::uint64_t h) {
-          block_kernel<P, K>::set(blocks[block_index(h, count)], h, static_cast<std::uint32_t>(fixed_k));
-        });
+    block_pipeline(blocks, count, n, hash_at, [&](std::size_t, typename P::block_type& block, std::uint64_t h) {
+      block_kernel<P, K>::set(block, h, static_cast<std::uint32_t>(fixed_k));
+    });
   };
   if constexpr ((K == kernel::avx2 || K == kernel::avx512) && unrolls_set_by_k<P>) {
     with_constant_k<P::min_k, P::max_k>(k, run);
@@ -518,7 +564,7 @@ class block_filter_reader : public query_facade<D> {
   /// True if the key with hash `h` may be in the set; false means certainly not.
   /// Runs the active kernel (detail/simd.hpp); every kernel answers alike.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    return block_test<P>(self().blocks()[block_index(h, self().params().blocks)], h, self().params().k);
+    return block_test<P>(locate_block(self().blocks().data(), self().params().blocks, h), h, self().params().k);
   }
 
   /// may_contain_hash for use while other threads may be inserting with the
@@ -529,7 +575,8 @@ class block_filter_reader : public query_facade<D> {
   /// may_contain_hash when no writer runs: it takes the SIMD kernel. Reads
   /// only the blocks (never inserted(), which concurrent inserts write).
   [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return block_test_atomic<P>(self().blocks()[block_index(h, self().params().blocks)], h, self().params().k);
+    return block_test_atomic<P>(locate_block(self().blocks().data(), self().params().blocks, h), h,
+                                self().params().k);
   }
 
   /// The batch core: the blocks of the next batch_window hashes are
@@ -727,7 +774,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
 
   /// Adds the key with hash `h` (active kernel; every kernel sets the same bits).
   void insert_hash(std::uint64_t h) noexcept {
-    detail::block_set<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    detail::block_set<P>(locate(h), h, params_.k);
     ++inserted_;
   }
 
@@ -737,7 +784,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// every bit was already set (the key may have been present, a false
   /// positive at the filter's FPR); nothing changed.
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
-    const bool present = detail::block_test_and_set<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    const bool present = detail::block_test_and_set<P>(locate(h), h, params_.k);
     inserted_ += present ? 0 : 1;
     return !present;
   }
@@ -753,7 +800,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// afterwards are those of a sequential run in any order.
   bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
     const bool present =
-        detail::block_test_and_set_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+        detail::block_test_and_set_atomic<P>(locate(h), h, params_.k);
     if (!present) detail::atomic_add_relaxed(inserted_, 1);
     return !present;
   }
@@ -767,7 +814,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// statistics are for after the writers are joined (or otherwise ordered
   /// before). Plain insert_hash stays free of atomics.
   void insert_hash_concurrent(std::uint64_t h) noexcept {
-    detail::block_set_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
+    detail::block_set_atomic<P>(locate(h), h, params_.k);
     detail::atomic_add_relaxed(inserted_, 1);
   }
 
@@ -783,12 +830,10 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// grows by one atomic add of n.
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
-    block_type* blocks = blocks_.data();
-    const std::uint64_t count = params_.blocks;
     const std::uint32_t k = params_.k;
-    detail::prefetch_pipeline<detail::batch_window>(
-        n, hash_at, [&](std::uint64_t h) { detail::prefetch_for_write(blocks + detail::block_index(h, count)); },
-        [&](std::size_t, std::uint64_t h) { detail::block_set_atomic<P>(blocks[detail::block_index(h, count)], h, k); });
+    detail::block_pipeline(blocks_.data(), params_.blocks, n, hash_at, [k](std::size_t, block_type& block, std::uint64_t h) {
+      detail::block_set_atomic<P>(block, h, k);
+    });
     detail::atomic_add_relaxed(inserted_, n);
   }
 
@@ -909,6 +954,8 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   // build_parallel (parallel_build.hpp) writes the blocks directly, each
   // thread its own block range, and adds to inserted_ after joining them.
   friend struct detail::parallel_build_access;
+
+  block_type& locate(std::uint64_t h) noexcept { return detail::locate_block(blocks_.data(), params_.blocks, h); }
 
   // Folds `levels` times in one pass (groups of 2^levels adjacent blocks
   // ORed; the caller checked every level's block count is even).
