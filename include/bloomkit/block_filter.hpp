@@ -29,6 +29,7 @@
 #include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/hash_batch.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
@@ -683,7 +684,11 @@ class block_filter_reader : public query_facade<D> {
 /// file). It owns nothing: the blocks must outlive it. Queries and
 /// statistics are detail::block_filter_reader's, shared with block_filter.
 template <detail::block_policy P>
-class block_filter_view : public detail::block_filter_reader<block_filter_view<P>, P> {
+class block_filter_view
+    : public detail::block_filter_reader<block_filter_view<P>, P>,
+      public detail::view_state<block_filter_params, typename P::block_type, count_accuracy> {
+  using state = detail::view_state<block_filter_params, typename P::block_type, count_accuracy>;
+
  public:
   using policy = P;
   using block_type = typename P::block_type;
@@ -692,28 +697,14 @@ class block_filter_view : public detail::block_filter_reader<block_filter_view<P
   /// that blocks.size() == params.blocks; throws bloomkit::error otherwise.
   block_filter_view(const block_filter_params& params, std::span<const block_type> blocks, std::uint64_t inserted,
                     count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), blocks_(blocks), inserted_(inserted), accuracy_(accuracy) {
-    detail::validate_params<P>(params_);
-    detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
+      : state(detail::trusted, params, blocks, inserted, accuracy) {
+    detail::validate_params<P>(params);
+    detail::require_block_payload<P>(params, blocks.size(), errc::corrupt);
   }
+  using state::state;  // (trusted_t, params, blocks, inserted, accuracy): no validation
 
-  /// For owning filters: no validation (their invariants already hold).
-  block_filter_view(detail::trusted_t, const block_filter_params& params, std::span<const block_type> blocks,
-                    std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact) noexcept
-      : params_(params), blocks_(blocks), inserted_(inserted), accuracy_(accuracy) {}
-
-  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
-  /// Insert calls counted (duplicates included; merges add).
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-
- private:
-  block_filter_params params_;
-  std::span<const block_type> blocks_;
-  std::uint64_t inserted_;
-  count_accuracy accuracy_;
+  using state::params;
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return this->elements(); }
 };
 
 /// An owning block filter. Construct from (capacity, target FPR), which sizes
@@ -721,8 +712,15 @@ class block_filter_view : public detail::block_filter_reader<block_filter_view<P
 /// statistics come from detail::block_filter_reader, the key and batch
 /// overloads from the facade; this class adds inserts, set algebra, clear.
 template <detail::block_policy P>
-class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
-                     public detail::insert_facade<block_filter<P>> {
+class block_filter
+    : public detail::block_filter_reader<block_filter<P>, P>,
+      public detail::insert_facade<block_filter<P>>,
+      public detail::owner_state<block_filter_view<P>, block_filter_params, typename P::block_type, count_accuracy> {
+  using state = detail::owner_state<block_filter_view<P>, block_filter_params, typename P::block_type, count_accuracy>;
+  using state::params_;
+  using state::elements_;
+  using state::count_;
+
  public:
   using policy = P;
   using block_type = typename P::block_type;
@@ -735,9 +733,9 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
       : block_filter(plan_params(capacity, target_fpr, hash)) {}
 
   /// A zeroed filter with exactly these parameters (validated).
-  explicit block_filter(const block_filter_params& params) : params_(params) {
+  explicit block_filter(const block_filter_params& params) : state(params) {
     detail::validate_params<P>(params_);
-    detail::assign_or_fail(blocks_, params_.blocks, block_type{},
+    detail::assign_or_fail(elements_, params_.blocks, block_type{},
                            "a " + std::string(P::name) + " of " + std::to_string(params_.blocks) + " blocks");
   }
 
@@ -746,25 +744,10 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// `accuracy` says what `inserted` is (a count unless told otherwise).
   block_filter(const block_filter_params& params, std::vector<block_type> blocks, std::uint64_t inserted,
                count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), blocks_(std::move(blocks)), inserted_(inserted), accuracy_(accuracy) {
+      : state(params, std::move(blocks), inserted, accuracy) {
     detail::validate_params<P>(params_);
-    detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
+    detail::require_block_payload<P>(params_, elements_.size(), errc::corrupt);
   }
-
-  /// A copy with its own blocks, allocated as a new filter's are (huge pages
-  /// for a large one; errc::out_of_memory when it does not fit).
-  block_filter(const block_filter& other)
-      : params_(other.params_),
-        blocks_(detail::copy_or_fail(other.blocks_, "copying a " + std::string(P::name))),
-        inserted_(other.inserted_),
-        accuracy_(other.accuracy_) {}
-  block_filter& operator=(const block_filter& other) {
-    if (this != &other) *this = block_filter(other);
-    return *this;
-  }
-  block_filter(block_filter&&) noexcept = default;
-  block_filter& operator=(block_filter&&) noexcept = default;
-  ~block_filter() = default;
 
   /// The parameters a (capacity, target_fpr) construction would choose.
   static block_filter_params plan_params(std::uint64_t capacity, double target_fpr, hash_spec hash = P::default_hash) {
@@ -775,7 +758,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// Adds the key with hash `h` (active kernel; every kernel sets the same bits).
   void insert_hash(std::uint64_t h) noexcept {
     detail::block_set<P>(locate(h), h, params_.k);
-    ++inserted_;
+    ++count_.value;
   }
 
   /// Test-and-add: ORs the key's bits into its block in one pass over the
@@ -785,7 +768,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// positive at the filter's FPR); nothing changed.
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
     const bool present = detail::block_test_and_set<P>(locate(h), h, params_.k);
-    inserted_ += present ? 0 : 1;
+    count_.value += present ? 0 : 1;
     return !present;
   }
 
@@ -801,7 +784,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
     const bool present =
         detail::block_test_and_set_atomic<P>(locate(h), h, params_.k);
-    if (!present) detail::atomic_add_relaxed(inserted_, 1);
+    if (!present) detail::atomic_add_relaxed(count_.value, 1);
     return !present;
   }
 
@@ -815,15 +798,15 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// before). Plain insert_hash stays free of atomics.
   void insert_hash_concurrent(std::uint64_t h) noexcept {
     detail::block_set_atomic<P>(locate(h), h, params_.k);
-    detail::atomic_add_relaxed(inserted_, 1);
+    detail::atomic_add_relaxed(count_.value, 1);
   }
 
   /// The batch insert core: blocks prefetched for writing a window ahead;
   /// identical to insert_hash on each, in order.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
-    detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, n, hash_at);
-    inserted_ += n;
+    detail::block_set_many<P>(elements_.data(), params_.blocks, params_.k, n, hash_at);
+    count_.value += n;
   }
 
   /// insert_pipelined with insert_hash_concurrent's atomic OR; inserted()
@@ -831,10 +814,10 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
     const std::uint32_t k = params_.k;
-    detail::block_pipeline(blocks_.data(), params_.blocks, n, hash_at, [k](std::size_t, block_type& block, std::uint64_t h) {
+    detail::block_pipeline(elements_.data(), params_.blocks, n, hash_at, [k](std::size_t, block_type& block, std::uint64_t h) {
       detail::block_set_atomic<P>(block, h, k);
     });
-    detail::atomic_add_relaxed(inserted_, n);
+    detail::atomic_add_relaxed(count_.value, n);
   }
 
   /// Union: this |= other. Throws errc::mismatch (naming the field) unless
@@ -842,10 +825,7 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// when both were: combine_sum).
   block_filter& merge(const view_type& other) {
     detail::require_same_shape<P>(params_, other.params(), "merge");
-    const auto theirs = other.blocks();
-    for (std::size_t i = 0; i < blocks_.size(); ++i) P::merge(blocks_[i], theirs[i]);
-    inserted_ += other.inserted();
-    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
+    this->merge_elements(other, other.blocks(), [](block_type& mine, const block_type& theirs) { P::merge(mine, theirs); });
     return *this;
   }
   block_filter& merge(const block_filter& other) { return merge(other.view()); }
@@ -855,20 +835,14 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// bounds the keys both hold: inserted_accuracy() becomes at_most.
   block_filter& intersect(const view_type& other) {
     detail::require_same_shape<P>(params_, other.params(), "intersect");
-    const auto theirs = other.blocks();
-    for (std::size_t i = 0; i < blocks_.size(); ++i) P::intersect(blocks_[i], theirs[i]);
-    inserted_ = std::min(inserted_, other.inserted());
-    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
+    this->intersect_elements(other, other.blocks(),
+                             [](block_type& mine, const block_type& theirs) { P::intersect(mine, theirs); });
     return *this;
   }
   block_filter& intersect(const block_filter& other) { return intersect(other.view()); }
 
   /// Removes every key: all bits zero, inserted() zero.
-  void clear() noexcept {
-    std::fill(blocks_.begin(), blocks_.end(), block_type{});
-    inserted_ = 0;
-    accuracy_ = count_accuracy::exact;
-  }
+  void clear() noexcept { this->clear_elements(); }
 
   /// Halves the filter: block i becomes the OR of blocks 2i and 2i + 1. The
   /// result is bit for bit the filter of blocks() / 2 blocks built from the
@@ -910,15 +884,15 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
       while (blocks >= 2 && blocks % 2 == 0) {
         double total = 0.0;
         for (std::uint64_t i = 0; i < blocks; i += 2) {
-          block_type pair = blocks_[i];
-          P::merge(pair, blocks_[i + 1]);
+          block_type pair = elements_[i];
+          P::merge(pair, elements_[i + 1]);
           total += P::block_fpr(pair, params_.k);
         }
         if (total / static_cast<double>(blocks / 2) > target_fpr) break;
         for (std::uint64_t i = 0; i < blocks / 2; ++i) {  // writes i only after reading 2i, 2i + 1 >= i
-          block_type pair = blocks_[2 * i];
-          P::merge(pair, blocks_[2 * i + 1]);
-          blocks_[i] = pair;
+          block_type pair = elements_[2 * i];
+          P::merge(pair, elements_[2 * i + 1]);
+          elements_[i] = pair;
         }
         blocks /= 2;
         ++levels;
@@ -929,11 +903,6 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     return levels;
   }
 
-  /// A read-only view of this filter (valid while it lives and is unchanged in size).
-  [[nodiscard]] view_type view() const noexcept {
-    return view_type(detail::trusted, params_, blocks_, inserted_, accuracy_);
-  }
-
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
   /// otherwise throws errc::mismatch naming both types, changing nothing.
@@ -942,20 +911,17 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, P::name);
   }
-  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
-  /// Insert calls counted (duplicates included; merges add).
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (after intersect) or an
-  /// estimate; inserts and merges keep the weaker of the two.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
+  using state::params;
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return elements_; }
+  using state::inserted;
+  using state::inserted_accuracy;
 
  private:
   // build_parallel (parallel_build.hpp) writes the blocks directly, each
-  // thread its own block range, and adds to inserted_ after joining them.
+  // thread its own block range, and adds to the count after joining them.
   friend struct detail::parallel_build_access;
 
-  block_type& locate(std::uint64_t h) noexcept { return detail::locate_block(blocks_.data(), params_.blocks, h); }
+  block_type& locate(std::uint64_t h) noexcept { return detail::locate_block(elements_.data(), params_.blocks, h); }
 
   // Folds `levels` times in one pass (groups of 2^levels adjacent blocks
   // ORed; the caller checked every level's block count is even).
@@ -963,9 +929,9 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     const std::uint64_t group = std::uint64_t{1} << levels;
     const std::uint64_t target = params_.blocks / group;
     for (std::uint64_t i = 0; i < target; ++i) {
-      block_type merged = blocks_[i * group];
-      for (std::uint64_t j = 1; j < group; ++j) P::merge(merged, blocks_[i * group + j]);
-      blocks_[i] = merged;  // i <= i * group: the group was read before
+      block_type merged = elements_[i * group];
+      for (std::uint64_t j = 1; j < group; ++j) P::merge(merged, elements_[i * group + j]);
+      elements_[i] = merged;  // i <= i * group: the group was read before
     }
     shrink_to(target);
   }
@@ -974,15 +940,11 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   void shrink_to(std::uint64_t blocks) {
     std::vector<block_type> smaller;
     detail::assign_or_fail(smaller, blocks, block_type{}, "a folded " + std::string(P::name));
-    std::copy(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(blocks), smaller.begin());
-    blocks_ = std::move(smaller);
+    std::copy(elements_.begin(), elements_.begin() + static_cast<std::ptrdiff_t>(blocks), smaller.begin());
+    elements_ = std::move(smaller);
     params_.blocks = blocks;
   }
 
-  block_filter_params params_;
-  std::vector<block_type> blocks_;
-  std::uint64_t inserted_ = 0;
-  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 }  // namespace bloomkit

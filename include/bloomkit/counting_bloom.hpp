@@ -48,6 +48,7 @@
 #include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
@@ -289,41 +290,35 @@ class counting_bloom_reader : public query_facade<D> {
 /// A read-only counting filter over borrowed 64-bit words (16 counters per
 /// word, see the header comment), e.g. a memory-mapped file. Queries and
 /// statistics are detail::counting_bloom_reader's; the words must outlive it.
-class counting_bloom_view : public detail::counting_bloom_reader<counting_bloom_view> {
+class counting_bloom_view
+    : public detail::counting_bloom_reader<counting_bloom_view>,
+      public detail::view_state<counting_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::view_state<counting_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   /// Views `words` (exactly ceil(counters / 16) of them, the nibbles past m
   /// zero) as a filter with `params`; `inserted` is the net insert count.
   /// Throws bloomkit::error (invalid_argument or corrupt) when they disagree.
   counting_bloom_view(const counting_bloom_params& params, std::span<const std::uint64_t> words,
                       std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {
-    detail::validate(params_);
-    detail::require_counting_payload(params_, words_, errc::corrupt);
+      : state(detail::trusted, params, words, inserted, accuracy) {
+    detail::validate(params);
+    detail::require_counting_payload(params, words, errc::corrupt);
   }
-  /// For owning filters: no validation (their invariants already hold).
-  counting_bloom_view(detail::trusted_t, const counting_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted, count_accuracy accuracy) noexcept
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {}
+  using state::state;  // (trusted_t, params, words, inserted, accuracy): no validation
 
-  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  /// Net insert count: insert calls (merges add) minus removes that were
-  /// accepted. Duplicates count.
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-
- private:
-  counting_bloom_params params_;
-  std::span<const std::uint64_t> words_;
-  std::uint64_t inserted_;
-  count_accuracy accuracy_;
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements(); }
 };
 
 /// An owning counting Bloom filter (see the header comment for the layout and
 /// the counter invariants). Four bits per counter: 4x a standard filter.
-class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
-                       public detail::insert_facade<counting_bloom> {
+class counting_bloom
+    : public detail::counting_bloom_reader<counting_bloom>,
+      public detail::insert_facade<counting_bloom>,
+      public detail::owner_state<counting_bloom_view, counting_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::owner_state<counting_bloom_view, counting_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   using view_type = counting_bloom_view;
 
@@ -335,9 +330,9 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
       : counting_bloom(plan_params(capacity, target_fpr, hash)) {}
 
   /// A zeroed filter with exactly these parameters (validated).
-  explicit counting_bloom(const counting_bloom_params& params) : params_(params) {
+  explicit counting_bloom(const counting_bloom_params& params) : state(params) {
     detail::validate(params_);
-    detail::assign_or_fail<std::uint64_t>(words_, detail::words_for_counters(params_.counters), 0,
+    detail::assign_or_fail<std::uint64_t>(elements_, detail::words_for_counters(params_.counters), 0,
                                           "a counting_bloom of " + std::to_string(params_.counters) + " counters");
   }
 
@@ -345,9 +340,9 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// `accuracy` says what `inserted` is (a count unless told otherwise).
   counting_bloom(const counting_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted,
                  count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(std::move(words)), inserted_(inserted), accuracy_(accuracy) {
+      : state(params, std::move(words), inserted, accuracy) {
     detail::validate(params_);
-    detail::require_counting_payload(params_, words_, errc::corrupt);
+    detail::require_counting_payload(params_, elements_, errc::corrupt);
   }
 
   /// The parameters a (capacity, target_fpr) construction chooses: those of
@@ -360,7 +355,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// Adds the key with hash `h`: increments its k counters, each stopping at 15.
   void insert_hash(std::uint64_t h) noexcept {
     detail::for_each_probe(h, params_.counters, params_.k, [this](std::uint64_t i) { increment(i); });
-    ++inserted_;
+    ++count_.value;
   }
   /// Test-and-add with set semantics: computes the key's k counters once;
   /// if every one is non-zero the key may be present and nothing changes
@@ -375,7 +370,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     for (std::uint32_t i = 0; i < set.k; ++i) present &= get(set.index[i]) != 0;
     if (present) return false;
     for (std::uint32_t i = 0; i < set.k; ++i) increment(set.index[i]);
-    ++inserted_;
+    ++count_.value;
     return true;
   }
   /// Adds every hash; prefetches each key's first counter a window ahead.
@@ -384,7 +379,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     constexpr std::size_t window = 16;
     for (std::size_t i = 0; i < n; ++i) {
       if (i + window < n) {
-        detail::prefetch_for_write(&words_[detail::first_probe(hash_at(i + window), params_.counters) >> 4]);
+        detail::prefetch_for_write(&elements_[detail::first_probe(hash_at(i + window), params_.counters) >> 4]);
       }
       insert_hash(hash_at(i));
     }
@@ -404,7 +399,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
       if (c != detail::counter_max && c < set.times[i]) return remove_result::absent;
     }
     for (std::uint32_t i = 0; i < set.k; ++i) decrement(set.index[i]);
-    if (inserted_ > 0) --inserted_;
+    if (count_.value > 0) --count_.value;
     return remove_result::removed;
   }
   template <key K>
@@ -419,10 +414,8 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// union of the two multisets.
   counting_bloom& merge(const counting_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "merge");
-    const auto theirs = other.words();
-    for (std::size_t w = 0; w < words_.size(); ++w) words_[w] = saturating_add(words_[w], theirs[w]);
-    inserted_ += other.inserted();
-    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
+    merge_elements(other, other.words(),
+                   [](std::uint64_t& mine, std::uint64_t theirs) { mine = saturating_add(mine, theirs); });
     return *this;
   }
   counting_bloom& merge(const counting_bloom& other) { return merge(other.view()); }
@@ -432,30 +425,17 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// an upper bound only: inserted_accuracy() becomes at_most.
   counting_bloom& intersect(const counting_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "intersect");
-    const auto theirs = other.words();
-    for (std::size_t w = 0; w < words_.size(); ++w) {
+    intersect_elements(other, other.words(), [](std::uint64_t& mine, std::uint64_t theirs) {
       std::uint64_t out = 0;
-      for (unsigned j = 0; j < 64; j += 4) {
-        out |= std::min((words_[w] >> j) & 0xF, (theirs[w] >> j) & 0xF) << j;
-      }
-      words_[w] = out;
-    }
-    inserted_ = std::min(inserted_, other.inserted());
-    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
+      for (unsigned j = 0; j < 64; j += 4) out |= std::min((mine >> j) & 0xF, (theirs >> j) & 0xF) << j;
+      mine = out;
+    });
     return *this;
   }
   counting_bloom& intersect(const counting_bloom& other) { return intersect(other.view()); }
 
   /// All counters zero, inserted() zero.
-  void clear() noexcept {
-    std::fill(words_.begin(), words_.end(), 0);
-    inserted_ = 0;
-    accuracy_ = count_accuracy::exact;
-  }
-
-  [[nodiscard]] counting_bloom_view view() const noexcept {
-    return counting_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
-  }
+  void clear() noexcept { clear_elements(); }
 
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
@@ -465,21 +445,20 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "counting_bloom");
   }
-  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (after intersect) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  using state::params;
+  using state::inserted;
+  using state::inserted_accuracy;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements_; }
 
  private:
-  [[nodiscard]] std::uint32_t get(std::uint64_t i) const noexcept { return detail::get_counter(words_, i); }
+  [[nodiscard]] std::uint32_t get(std::uint64_t i) const noexcept { return detail::get_counter(elements_, i); }
   void increment(std::uint64_t i) noexcept {
-    std::uint64_t& w = words_[i >> 4];
+    std::uint64_t& w = elements_[i >> 4];
     const unsigned shift = static_cast<unsigned>(i & 15) * 4;
     if (((w >> shift) & 0xF) != detail::counter_max) w += std::uint64_t{1} << shift;
   }
   void decrement(std::uint64_t i) noexcept {
-    std::uint64_t& w = words_[i >> 4];
+    std::uint64_t& w = elements_[i >> 4];
     const unsigned shift = static_cast<unsigned>(i & 15) * 4;
     const std::uint64_t c = (w >> shift) & 0xF;
     if (c != 0 && c != detail::counter_max) w -= std::uint64_t{1} << shift;
@@ -494,11 +473,6 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     }
     return out;
   }
-
-  counting_bloom_params params_;
-  std::vector<std::uint64_t> words_;
-  std::uint64_t inserted_ = 0;
-  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 /// counting_bloom's facts (filter.hpp).

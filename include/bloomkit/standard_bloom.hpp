@@ -28,6 +28,7 @@
 #include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/hash_batch.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
@@ -462,38 +463,35 @@ class standard_bloom_reader : public query_facade<D> {
 /// A read-only standard filter over borrowed 64-bit words (bit i is bit
 /// i % 64 of word i / 64). The queries and statistics are
 /// detail::standard_bloom_reader's, shared with standard_bloom.
-class standard_bloom_view : public detail::standard_bloom_reader<standard_bloom_view> {
+class standard_bloom_view
+    : public detail::standard_bloom_reader<standard_bloom_view>,
+      public detail::view_state<standard_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::view_state<standard_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   /// Views `words` (exactly ceil(bits / 64) of them, the bits past m zero)
   /// as a filter with `params`. Throws bloomkit::error when they disagree.
   standard_bloom_view(const standard_bloom_params& params, std::span<const std::uint64_t> words,
                       std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {
-    detail::validate(params_);
-    detail::require_standard_payload(params_, words_, errc::corrupt);
+      : state(detail::trusted, params, words, inserted, accuracy) {
+    detail::validate(params);
+    detail::require_standard_payload(params, words, errc::corrupt);
   }
-  standard_bloom_view(detail::trusted_t, const standard_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted, count_accuracy accuracy) noexcept
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {}
+  using state::state;  // (trusted_t, params, words, inserted, accuracy): no validation
 
-  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-
- private:
-  standard_bloom_params params_;
-  std::span<const std::uint64_t> words_;
-  std::uint64_t inserted_;
-  count_accuracy accuracy_;
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements(); }
 };
 
 /// An owning standard Bloom filter. Queries and statistics come from
 /// detail::standard_bloom_reader, the key and batch overloads from the
 /// facade (detail/facade.hpp); this class adds inserts, set algebra, clear.
-class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
-                       public detail::insert_facade<standard_bloom> {
+class standard_bloom
+    : public detail::standard_bloom_reader<standard_bloom>,
+      public detail::insert_facade<standard_bloom>,
+      public detail::owner_state<standard_bloom_view, standard_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::owner_state<standard_bloom_view, standard_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   using view_type = standard_bloom_view;
 
@@ -504,9 +502,9 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
       : standard_bloom(plan_params(capacity, target_fpr, hash)) {}
 
   /// A zeroed filter with exactly these parameters (validated).
-  explicit standard_bloom(const standard_bloom_params& params) : params_(params) {
+  explicit standard_bloom(const standard_bloom_params& params) : state(params) {
     detail::validate(params_);
-    detail::assign_or_fail<std::uint64_t>(words_, detail::words_for_bits(params_.bits), 0,
+    detail::assign_or_fail<std::uint64_t>(elements_, detail::words_for_bits(params_.bits), 0,
                                           "a standard_bloom of " + std::to_string(params_.bits) + " bits");
   }
 
@@ -514,25 +512,10 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// `accuracy` says what `inserted` is (a count unless told otherwise).
   standard_bloom(const standard_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted,
                  count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(std::move(words)), inserted_(inserted), accuracy_(accuracy) {
+      : state(params, std::move(words), inserted, accuracy) {
     detail::validate(params_);
-    detail::require_standard_payload(params_, words_, errc::corrupt);
+    detail::require_standard_payload(params_, elements_, errc::corrupt);
   }
-
-  /// A copy with its own words, allocated as a new filter's are (huge pages
-  /// for a large one; errc::out_of_memory when it does not fit).
-  standard_bloom(const standard_bloom& other)
-      : params_(other.params_),
-        words_(detail::copy_or_fail(other.words_, "copying a standard_bloom")),
-        inserted_(other.inserted_),
-        accuracy_(other.accuracy_) {}
-  standard_bloom& operator=(const standard_bloom& other) {
-    if (this != &other) *this = standard_bloom(other);
-    return *this;
-  }
-  standard_bloom(standard_bloom&&) noexcept = default;
-  standard_bloom& operator=(standard_bloom&&) noexcept = default;
-  ~standard_bloom() = default;
 
   /// A filter with m bits and k probes; the design point is the n at which
   /// this k is optimal (m ln2 / k) and the classic FPR there.
@@ -556,8 +539,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
 
   /// Adds the key with hash `h`.
   void insert_hash(std::uint64_t h) noexcept {
-    detail::standard_set(words_.data(), h, params_.bits, params_.k);
-    ++inserted_;
+    detail::standard_set(elements_.data(), h, params_.bits, params_.k);
+    ++count_.value;
   }
 
   /// Test-and-add: reads and sets each of the k probe bits in one pass;
@@ -565,8 +548,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// is now inserted; inserted() grows by one), false when all k were set
   /// (nothing changed).
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
-    const bool present = detail::standard_test_and_set(words_.data(), h, params_.bits, params_.k);
-    inserted_ += present ? 0 : 1;
+    const bool present = detail::standard_test_and_set(elements_.data(), h, params_.bits, params_.k);
+    count_.value += present ? 0 : 1;
     return !present;
   }
 
@@ -576,8 +559,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// probe bit was set before this call's ORs; of threads adding one new key
   /// at once, at least one returns true).
   bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
-    const bool present = detail::standard_test_and_set_atomic(words_.data(), h, params_.bits, params_.k);
-    if (!present) detail::atomic_add_relaxed(inserted_, 1);
+    const bool present = detail::standard_test_and_set_atomic(elements_.data(), h, params_.bits, params_.k);
+    if (!present) detail::atomic_add_relaxed(count_.value, 1);
     return !present;
   }
 
@@ -590,26 +573,26 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// statistics are for after the writers are joined (or otherwise ordered
   /// before). Plain insert_hash stays free of atomics.
   void insert_hash_concurrent(std::uint64_t h) noexcept {
-    detail::standard_set_atomic(words_.data(), h, params_.bits, params_.k);
-    detail::atomic_add_relaxed(inserted_, 1);
+    detail::standard_set_atomic(elements_.data(), h, params_.bits, params_.k);
+    detail::atomic_add_relaxed(count_.value, 1);
   }
 
   /// The batch insert core: all k probe words of the key a window ahead are
   /// prefetched for writing (identical to insert_hash on each, in order).
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) noexcept(noexcept(hash_at(std::size_t{}))) {
-    detail::standard_set_many(words_.data(), params_.bits, params_.k, n, hash_at);
-    inserted_ += n;
+    detail::standard_set_many(elements_.data(), params_.bits, params_.k, n, hash_at);
+    count_.value += n;
   }
   /// insert_pipelined with insert_hash_concurrent's atomic OR (the same
   /// rounds); inserted() grows by one atomic add of n.
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
-    std::uint64_t* words = words_.data();
-    detail::standard_set_many(words_.data(), params_.bits, params_.k, n, hash_at, [words](std::uint64_t bit) {
+    std::uint64_t* words = elements_.data();
+    detail::standard_set_many(elements_.data(), params_.bits, params_.k, n, hash_at, [words](std::uint64_t bit) {
       detail::atomic_or_if_missing(words[bit >> 6], detail::bit_mask(bit));
     });
-    detail::atomic_add_relaxed(inserted_, n);
+    detail::atomic_add_relaxed(count_.value, n);
   }
 
   /// Union (bitwise OR). Throws errc::mismatch naming the differing field
@@ -617,10 +600,7 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// (exact when both were: combine_sum).
   standard_bloom& merge(const standard_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "merge");
-    const auto theirs = other.words();
-    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= theirs[i];
-    inserted_ += other.inserted();
-    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
+    merge_elements(other, other.words(), [](std::uint64_t& mine, std::uint64_t theirs) { mine |= theirs; });
     return *this;
   }
   standard_bloom& merge(const standard_bloom& other) { return merge(other.view()); }
@@ -630,25 +610,14 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// inserted_accuracy() is count_accuracy::at_most from then on.
   standard_bloom& intersect(const standard_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "intersect");
-    const auto theirs = other.words();
-    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] &= theirs[i];
-    inserted_ = std::min(inserted_, other.inserted());
-    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
+    intersect_elements(other, other.words(), [](std::uint64_t& mine, std::uint64_t theirs) { mine &= theirs; });
     return *this;
   }
   standard_bloom& intersect(const standard_bloom& other) { return intersect(other.view()); }
 
   /// All bits zero, inserted() zero (and exact again).
-  void clear() noexcept {
-    std::fill(words_.begin(), words_.end(), 0);
-    inserted_ = 0;
-    accuracy_ = count_accuracy::exact;
-  }
+  void clear() noexcept { clear_elements(); }
 
-  /// A read-only view of this filter (valid while it lives).
-  [[nodiscard]] standard_bloom_view view() const noexcept {
-    return standard_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
-  }
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
   /// otherwise throws errc::mismatch naming both types, changing nothing.
@@ -657,22 +626,15 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "standard_bloom");
   }
-  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (after intersect) or an
-  /// estimate; inserts and merges keep the weaker of the two.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements_; }
+  using state::inserted;
+  using state::inserted_accuracy;
 
  private:
   // build_parallel (parallel_build.hpp) writes the words directly, each
-  // thread its own word range, and adds to inserted_ after joining them.
+  // thread its own word range, and adds to the count after joining them.
   friend struct detail::parallel_build_access;
-
-  standard_bloom_params params_;
-  std::vector<std::uint64_t> words_;
-  std::uint64_t inserted_ = 0;
-  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 /// standard_bloom's facts (filter.hpp).
