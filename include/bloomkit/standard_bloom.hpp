@@ -76,35 +76,33 @@ inline void require_standard_payload(const standard_bloom_params& p, std::span<c
   require(tail == 0 || (words.back() >> tail) == 0, code, "standard_bloom: bits past the end of the filter are set");
 }
 
-/// One step of the probe sequence (see the header comment): returns probe
-/// j's bit index for the state (g, d) and moves the state to probe j + 1.
-/// The recurrence is part of the file format (docs/FORMAT.md); every walk
-/// over a standard layout, one key at a time or 64 in rounds, steps with
-/// this function, so it is written here only.
-constexpr std::uint64_t standard_step(std::uint64_t& g, std::uint64_t& d, std::uint32_t j,
-                                      std::uint64_t bits) noexcept {
-  const std::uint64_t bit = reduce64(g, bits);
-  g += d;
-  d += j + 1;
-  return bit;
-}
+/// T(j) = j (j + 1) / 2: summing the header comment's d_{j+1} = d_j + j + 1
+/// gives d_j = d_0 + T(j), whose second term is the same for every key.
+constexpr std::uint64_t triangular(std::uint32_t j) noexcept { return std::uint64_t{j} * (j + 1) / 2; }
+
+/// g_{j+1} = g_j + d_j, the step of every walk over the standard layout
+/// (the sequence is part of the file format, docs/FORMAT.md). A single walk
+/// carries d_j and adds j + 1 to it per probe; a batch carries d_0 per key
+/// and forms d_j = d_0 + T(j) with one T(j) per round.
+constexpr std::uint64_t standard_step(std::uint64_t g, std::uint64_t d) noexcept { return g + d; }
 
 /// The probe sequence of one key: the "locate" step of the standard layout.
-/// Constructing it from the hash is all the per-key set-up a walk needs,
-/// and next() yields the probes in order; the batched calls prefetch the
-/// first probe's word and probe it from the same state.
+/// Constructing it from the hash is all the per-key set-up a walk needs
+/// (g_0 = h, d_0 = mix64(h)); next() yields the probes in order, and the
+/// batched calls prefetch probe 0's word and probe it from the same state.
 class standard_probes {
  public:
   constexpr standard_probes(std::uint64_t h, std::uint64_t bits) noexcept : g_(h), d_(mix64(h)), bits_(bits) {}
   /// The next bit index in [0, bits).
-  constexpr std::uint64_t next() noexcept { return standard_step(g_, d_, step_++, bits_); }
-  /// The state after the probes taken so far (standard_probe_batch keeps it per key).
-  [[nodiscard]] constexpr std::uint64_t g() const noexcept { return g_; }
-  [[nodiscard]] constexpr std::uint64_t d() const noexcept { return d_; }
+  constexpr std::uint64_t next() noexcept {
+    const std::uint64_t bit = reduce64(g_, bits_);
+    g_ = standard_step(g_, d_);
+    d_ += ++step_;
+    return bit;
+  }
 
  private:
-  std::uint64_t g_, d_, bits_;
-  std::uint32_t step_ = 0;
+  std::uint64_t g_, d_, bits_, step_ = 0;
 };
 
 /// The first probe of hash h: the word a batched walk prefetches for a key
@@ -261,24 +259,24 @@ inline bool standard_test_atomic(const std::uint64_t* words, std::uint64_t h, st
 inline constexpr std::size_t standard_batch = 64;
 
 /// The probe sequences of up to standard_batch keys, advanced in rounds:
-/// round j reads probe j of every key still in play. Each key is located
-/// by standard_probes and stepped by standard_step, as a single walk is;
-/// the state is kept as arrays so that a round touches 64 keys' g, d and
-/// current probe with no per-key bookkeeping beyond them.
+/// round j reads probe j of every key still in play. Each key starts where
+/// standard_probes starts and is stepped by standard_step; the state is
+/// arrays of g, d_0 and the current probe (d_j = d_0 + T(j), with one T(j)
+/// per round, so a step costs a key two adds and no store of d).
 struct standard_probe_batch {
-  std::uint64_t g[standard_batch], d[standard_batch];
+  std::uint64_t g[standard_batch], d0[standard_batch];
   std::uint64_t bit[standard_batch];  ///< the key's current probe
 
   /// Locates keys [base, base + count) (probe 0 current) and prefetches
   /// each one's first word.
   template <class HashAt>
   void load(HashAt& hash_at, std::size_t base, std::size_t count, const std::uint64_t* words, std::uint64_t bits,
-            bool for_write) noexcept {
+            bool for_write) noexcept(noexcept(hash_at(std::size_t{}))) {
     for (std::size_t i = 0; i < count; ++i) {
-      standard_probes probes(hash_at(base + i), bits);
-      bit[i] = probes.next();
-      g[i] = probes.g();
-      d[i] = probes.d();
+      const std::uint64_t h = hash_at(base + i);
+      g[i] = h;  // the state standard_probes(h, bits) starts from
+      d0[i] = mix64(h);
+      bit[i] = reduce64(h, bits);
       const std::uint64_t* line = words + (bit[i] >> 6);
       if (for_write) prefetch_for_write(line); else prefetch(line);
     }
@@ -286,7 +284,8 @@ struct standard_probe_batch {
 
   /// Moves key i from probe j to probe j + 1 and returns it.
   std::uint64_t advance(std::size_t i, std::uint32_t j, std::uint64_t bits) noexcept {
-    bit[i] = standard_step(g[i], d[i], j + 1, bits);
+    g[i] = standard_step(g[i], d0[i] + triangular(j));
+    bit[i] = reduce64(g[i], bits);
     return bit[i];
   }
 };
@@ -381,6 +380,9 @@ class standard_bloom_reader : public query_facade<D> {
   /// Keyed batches hash a tile of keys together, then run the prehashed
   /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
   static constexpr bool keyed_batches_in_tiles = true;
+  /// Integer and float keys are hashed in the rounds instead
+  /// (detail/facade.hpp, hashes_numbers_in_walk).
+  static constexpr bool numeric_keys_in_walk = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Stops at the first zero bit.
