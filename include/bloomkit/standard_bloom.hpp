@@ -88,8 +88,9 @@ constexpr std::uint64_t standard_step(std::uint64_t g, std::uint64_t d) noexcept
 
 /// The probe sequence of one key: the "locate" step of the standard layout.
 /// Constructing it from the hash is all the per-key set-up a walk needs
-/// (g_0 = h, d_0 = mix64(h)); next() yields the probes in order, and the
-/// batched calls prefetch probe 0's word and probe it from the same state.
+/// (g_0 = h, d_0 = mix64(h)), and next() yields the probes in order.
+/// standard_probe_batch starts each key from the same state, prefetches
+/// probe 0's word and probes it from there.
 class standard_probes {
  public:
   constexpr standard_probes(std::uint64_t h, std::uint64_t bits) noexcept : g_(h), d_(mix64(h)), bits_(bits) {}
