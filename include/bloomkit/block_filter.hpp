@@ -814,9 +814,10 @@ class block_filter
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
     const std::uint32_t k = params_.k;
-    detail::block_pipeline(elements_.data(), params_.blocks, n, hash_at, [k](std::size_t, block_type& block, std::uint64_t h) {
-      detail::block_set_atomic<P>(block, h, k);
-    });
+    detail::block_pipeline(elements_.data(), params_.blocks, n, hash_at,
+                           [k](std::size_t, block_type& block, std::uint64_t h) {
+                             detail::block_set_atomic<P>(block, h, k);
+                           });
     detail::atomic_add_relaxed(count_.value, n);
   }
 
@@ -825,7 +826,8 @@ class block_filter
   /// when both were: combine_sum).
   block_filter& merge(const view_type& other) {
     detail::require_same_shape<P>(params_, other.params(), "merge");
-    this->merge_elements(other, other.blocks(), [](block_type& mine, const block_type& theirs) { P::merge(mine, theirs); });
+    this->merge_elements(other, other.blocks(),
+                         [](block_type& mine, const block_type& theirs) { P::merge(mine, theirs); });
     return *this;
   }
   block_filter& merge(const block_filter& other) { return merge(other.view()); }
