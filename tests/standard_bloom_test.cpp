@@ -28,6 +28,60 @@ TEST(StandardBloom, SizedFromNAndP) {
   EXPECT_LE(ten.design_fpr(), 0.1);
 }
 
+// Every walk of the layout yields the probes of the header comment's
+// recurrence, written out here on its own (g += d, d += j + 1): the single
+// walk, for_each_probe, the words-read count of probe_while, and the rounds
+// of standard_probe_batch (which carry d_0 and add T(j) per round).
+TEST(StandardBloom, EveryWalkFollowsTheRecurrence) {
+  bloomkit::detail::splitmix64 rng(11);
+  for (const std::uint64_t m : {std::uint64_t{1}, std::uint64_t{63}, std::uint64_t{1000}, (std::uint64_t{1} << 26) + 7,
+                                (std::uint64_t{1} << 40) + 7}) {
+    std::vector<std::uint64_t> hashes(bloomkit::detail::standard_batch);
+    for (auto& h : hashes) h = rng();
+    std::vector<std::vector<std::uint64_t>> want(hashes.size());
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      std::uint64_t g = hashes[i], d = bloomkit::detail::mix64(hashes[i]);
+      for (std::uint32_t j = 0; j < 64; ++j) {
+        want[i].push_back(static_cast<std::uint64_t>((static_cast<bloomkit::detail::uint128>(g) * m) >> 64));
+        g += d;
+        d += j + 1;
+      }
+      bloomkit::detail::standard_probes probes(hashes[i], m);
+      std::vector<std::uint64_t> walked;
+      bloomkit::detail::for_each_probe(hashes[i], m, 64, [&](std::uint64_t bit) {
+        walked.push_back(bit);
+        ASSERT_EQ(bit, probes.next());
+      });
+      ASSERT_EQ(walked, want[i]) << "m = " << m;
+    }
+    if (m > (std::uint64_t{1} << 30)) continue;  // the batch prefetches into a filter of m bits
+    bloomkit::detail::standard_probe_batch batch;
+    auto hash_at = [&](std::size_t i) { return hashes[i]; };
+    std::vector<std::uint64_t> words(bloomkit::detail::words_for_bits(m), 0);
+    batch.load(hash_at, 0, hashes.size(), words.data(), m, false);
+    for (std::uint32_t j = 0; j < 64; ++j) {
+      for (std::size_t i = 0; i < hashes.size(); ++i) {
+        ASSERT_EQ(batch.bit[i], want[i][j]) << "m = " << m << ", probe " << j;
+        if (j + 1 < 64) batch.advance(i, j, m);
+      }
+    }
+  }
+  // probe_while reads up to and including the first clear probe.
+  std::vector<std::uint64_t> words(16, ~std::uint64_t{0});
+  const std::uint64_t h = 12345;
+  const std::uint64_t third = [&] {
+    bloomkit::detail::standard_probes probes(h, 1024);
+    probes.next();
+    probes.next();
+    return probes.next();
+  }();
+  words[third >> 6] &= ~(std::uint64_t{1} << (third & 63));
+  const auto walk = bloomkit::detail::probe_while(
+      h, 1024, 7, [&](std::uint64_t bit) { return bloomkit::detail::word_bit(words.data(), bit); });
+  EXPECT_FALSE(walk.all_set);
+  EXPECT_LE(walk.read, 3u);  // the third probe, or an earlier one at the same bit
+}
+
 TEST(StandardBloom, WithBitsAndK) {
   auto filter = standard_bloom::with_bits(1000, 3);
   EXPECT_EQ(filter.bit_count(), 1000u);

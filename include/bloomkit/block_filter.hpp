@@ -12,9 +12,11 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +29,7 @@
 #include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/hash_batch.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
@@ -94,6 +97,35 @@ concept block_policy = requires(typename P::block_type& block, const typename P:
 constexpr std::uint64_t block_index(std::uint64_t h, std::uint64_t blocks) noexcept {
   return reduce32(static_cast<std::uint32_t>(h >> 32), blocks);
 }
+
+/// The locate step of every block layout (as RocksDB's PrepareHash): the
+/// block that hash h selects among the `count` at `blocks`. Single calls
+/// probe it at once; block_pipeline prefetches it a window ahead and probes
+/// it when its turn comes.
+template <class Block>
+constexpr Block& locate_block(Block* blocks, std::uint64_t count, std::uint64_t h) noexcept {
+  return blocks[block_index(h, count)];
+}
+
+/// The word-wise operations every block layout shares (a block is an array
+/// `words` of unsigned words); the policies inherit them.
+template <class Block>
+struct block_word_ops {
+  /// Bits set in the block.
+  static std::uint32_t popcount(const Block& block) noexcept {
+    std::uint32_t c = 0;
+    for (auto w : block.words) c += static_cast<std::uint32_t>(std::popcount(w));
+    return c;
+  }
+  /// block |= other.
+  static void merge(Block& block, const Block& other) noexcept {
+    for (std::size_t w = 0; w < std::size(block.words); ++w) block.words[w] |= other.words[w];
+  }
+  /// block &= other.
+  static void intersect(Block& block, const Block& other) noexcept {
+    for (std::size_t w = 0; w < std::size(block.words); ++w) block.words[w] &= other.words[w];
+  }
+};
 
 // ---- kernels ----------------------------------------------------------------
 // A policy's set/test are its portable kernel (and the reference). A policy
@@ -290,15 +322,32 @@ inline void block_set(typename P::block_type& b, std::uint64_t h, std::uint32_t 
   }
 }
 
+/// The batch walk of every block layout: prefetch_pipeline with each key
+/// located by locate_block, its block prefetched a window ahead (for
+/// writing when Block is mutable) and visit(i, block, h) run on it in
+/// order. The block is located again for the visit: one multiply costs less
+/// than carrying its address through the pipeline's ring.
+template <class Block, class HashAt, class Visit>
+inline void block_pipeline(Block* blocks, std::uint64_t count, std::size_t n, HashAt& hash_at, Visit&& visit) {
+  prefetch_pipeline<batch_window>(
+      n, hash_at,
+      [&](std::uint64_t h) {
+        if constexpr (std::is_const_v<Block>) {
+          prefetch(&locate_block(blocks, count, h));
+        } else {
+          prefetch_for_write(&locate_block(blocks, count, h));
+        }
+      },
+      [&](std::size_t i, std::uint64_t h) { visit(i, locate_block(blocks, count, h), h); });
+}
+
 /// The batched test loop of kernel K: out[i] = test(hash_at(i)), pipelined.
 template <class P, kernel K, class HashAt>
 inline void block_test_loop(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
                             std::size_t n, HashAt& hash_at, bool* out) {
-  prefetch_pipeline<batch_window>(
-      n, hash_at, [&](std::uint64_t h) { prefetch(blocks + block_index(h, count)); },
-      [&](std::size_t i, std::uint64_t h) {
-        out[i] = block_kernel<P, K>::test(blocks[block_index(h, count)], h, k);
-      });
+  block_pipeline(blocks, count, n, hash_at, [&](std::size_t i, const typename P::block_type& block, std::uint64_t h) {
+    out[i] = block_kernel<P, K>::test(block, h, k);
+  });
 }
 
 /// A policy whose SIMD set kernels build the mask with steps unrolled for
@@ -332,11 +381,9 @@ template <class P, kernel K, class HashAt>
 inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
                            HashAt& hash_at) {
   const auto run = [&](auto fixed_k) {
-    prefetch_pipeline<batch_window>(
-        n, hash_at, [&](std::uint64_t h) { prefetch_for_write(blocks + block_index(h, count)); },
-        [&](std::size_t, std::uint64_t h) {
-          block_kernel<P, K>::set(blocks[block_index(h, count)], h, static_cast<std::uint32_t>(fixed_k));
-        });
+    block_pipeline(blocks, count, n, hash_at, [&](std::size_t, typename P::block_type& block, std::uint64_t h) {
+      block_kernel<P, K>::set(block, h, static_cast<std::uint32_t>(fixed_k));
+    });
   };
   if constexpr ((K == kernel::avx2 || K == kernel::avx512) && unrolls_set_by_k<P>) {
     with_constant_k<P::min_k, P::max_k>(k, run);
@@ -518,7 +565,7 @@ class block_filter_reader : public query_facade<D> {
   /// True if the key with hash `h` may be in the set; false means certainly not.
   /// Runs the active kernel (detail/simd.hpp); every kernel answers alike.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    return block_test<P>(self().blocks()[block_index(h, self().params().blocks)], h, self().params().k);
+    return block_test<P>(locate_block(self().blocks().data(), self().params().blocks, h), h, self().params().k);
   }
 
   /// may_contain_hash for use while other threads may be inserting with the
@@ -529,7 +576,8 @@ class block_filter_reader : public query_facade<D> {
   /// may_contain_hash when no writer runs: it takes the SIMD kernel. Reads
   /// only the blocks (never inserted(), which concurrent inserts write).
   [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return block_test_atomic<P>(self().blocks()[block_index(h, self().params().blocks)], h, self().params().k);
+    return block_test_atomic<P>(locate_block(self().blocks().data(), self().params().blocks, h), h,
+                                self().params().k);
   }
 
   /// The batch core: the blocks of the next batch_window hashes are
@@ -636,7 +684,11 @@ class block_filter_reader : public query_facade<D> {
 /// file). It owns nothing: the blocks must outlive it. Queries and
 /// statistics are detail::block_filter_reader's, shared with block_filter.
 template <detail::block_policy P>
-class block_filter_view : public detail::block_filter_reader<block_filter_view<P>, P> {
+class block_filter_view
+    : public detail::block_filter_reader<block_filter_view<P>, P>,
+      public detail::view_state<block_filter_params, typename P::block_type, count_accuracy> {
+  using state = detail::view_state<block_filter_params, typename P::block_type, count_accuracy>;
+
  public:
   using policy = P;
   using block_type = typename P::block_type;
@@ -645,28 +697,14 @@ class block_filter_view : public detail::block_filter_reader<block_filter_view<P
   /// that blocks.size() == params.blocks; throws bloomkit::error otherwise.
   block_filter_view(const block_filter_params& params, std::span<const block_type> blocks, std::uint64_t inserted,
                     count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), blocks_(blocks), inserted_(inserted), accuracy_(accuracy) {
-    detail::validate_params<P>(params_);
-    detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
+      : state(detail::trusted, params, blocks, inserted, accuracy) {
+    detail::validate_params<P>(params);
+    detail::require_block_payload<P>(params, blocks.size(), errc::corrupt);
   }
+  using state::state;  // (trusted_t, params, blocks, inserted, accuracy): no validation
 
-  /// For owning filters: no validation (their invariants already hold).
-  block_filter_view(detail::trusted_t, const block_filter_params& params, std::span<const block_type> blocks,
-                    std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact) noexcept
-      : params_(params), blocks_(blocks), inserted_(inserted), accuracy_(accuracy) {}
-
-  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
-  /// Insert calls counted (duplicates included; merges add).
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-
- private:
-  block_filter_params params_;
-  std::span<const block_type> blocks_;
-  std::uint64_t inserted_;
-  count_accuracy accuracy_;
+  using state::params;
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return this->elements(); }
 };
 
 /// An owning block filter. Construct from (capacity, target FPR), which sizes
@@ -674,8 +712,15 @@ class block_filter_view : public detail::block_filter_reader<block_filter_view<P
 /// statistics come from detail::block_filter_reader, the key and batch
 /// overloads from the facade; this class adds inserts, set algebra, clear.
 template <detail::block_policy P>
-class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
-                     public detail::insert_facade<block_filter<P>> {
+class block_filter
+    : public detail::block_filter_reader<block_filter<P>, P>,
+      public detail::insert_facade<block_filter<P>>,
+      public detail::owner_state<block_filter_view<P>, block_filter_params, typename P::block_type, count_accuracy> {
+  using state = detail::owner_state<block_filter_view<P>, block_filter_params, typename P::block_type, count_accuracy>;
+  using state::params_;
+  using state::elements_;
+  using state::count_;
+
  public:
   using policy = P;
   using block_type = typename P::block_type;
@@ -688,9 +733,9 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
       : block_filter(plan_params(capacity, target_fpr, hash)) {}
 
   /// A zeroed filter with exactly these parameters (validated).
-  explicit block_filter(const block_filter_params& params) : params_(params) {
+  explicit block_filter(const block_filter_params& params) : state(params) {
     detail::validate_params<P>(params_);
-    detail::assign_or_fail(blocks_, params_.blocks, block_type{},
+    detail::assign_or_fail(elements_, params_.blocks, block_type{},
                            "a " + std::string(P::name) + " of " + std::to_string(params_.blocks) + " blocks");
   }
 
@@ -699,25 +744,10 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// `accuracy` says what `inserted` is (a count unless told otherwise).
   block_filter(const block_filter_params& params, std::vector<block_type> blocks, std::uint64_t inserted,
                count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), blocks_(std::move(blocks)), inserted_(inserted), accuracy_(accuracy) {
+      : state(params, std::move(blocks), inserted, accuracy) {
     detail::validate_params<P>(params_);
-    detail::require_block_payload<P>(params_, blocks_.size(), errc::corrupt);
+    detail::require_block_payload<P>(params_, elements_.size(), errc::corrupt);
   }
-
-  /// A copy with its own blocks, allocated as a new filter's are (huge pages
-  /// for a large one; errc::out_of_memory when it does not fit).
-  block_filter(const block_filter& other)
-      : params_(other.params_),
-        blocks_(detail::copy_or_fail(other.blocks_, "copying a " + std::string(P::name))),
-        inserted_(other.inserted_),
-        accuracy_(other.accuracy_) {}
-  block_filter& operator=(const block_filter& other) {
-    if (this != &other) *this = block_filter(other);
-    return *this;
-  }
-  block_filter(block_filter&&) noexcept = default;
-  block_filter& operator=(block_filter&&) noexcept = default;
-  ~block_filter() = default;
 
   /// The parameters a (capacity, target_fpr) construction would choose.
   static block_filter_params plan_params(std::uint64_t capacity, double target_fpr, hash_spec hash = P::default_hash) {
@@ -727,8 +757,8 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
 
   /// Adds the key with hash `h` (active kernel; every kernel sets the same bits).
   void insert_hash(std::uint64_t h) noexcept {
-    detail::block_set<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
-    ++inserted_;
+    detail::block_set<P>(locate(h), h, params_.k);
+    ++count_.value;
   }
 
   /// Test-and-add: ORs the key's bits into its block in one pass over the
@@ -737,8 +767,8 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// every bit was already set (the key may have been present, a false
   /// positive at the filter's FPR); nothing changed.
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
-    const bool present = detail::block_test_and_set<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
-    inserted_ += present ? 0 : 1;
+    const bool present = detail::block_test_and_set<P>(locate(h), h, params_.k);
+    count_.value += present ? 0 : 1;
     return !present;
   }
 
@@ -753,8 +783,8 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// afterwards are those of a sequential run in any order.
   bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
     const bool present =
-        detail::block_test_and_set_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
-    if (!present) detail::atomic_add_relaxed(inserted_, 1);
+        detail::block_test_and_set_atomic<P>(locate(h), h, params_.k);
+    if (!present) detail::atomic_add_relaxed(count_.value, 1);
     return !present;
   }
 
@@ -767,29 +797,28 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// statistics are for after the writers are joined (or otherwise ordered
   /// before). Plain insert_hash stays free of atomics.
   void insert_hash_concurrent(std::uint64_t h) noexcept {
-    detail::block_set_atomic<P>(blocks_[detail::block_index(h, params_.blocks)], h, params_.k);
-    detail::atomic_add_relaxed(inserted_, 1);
+    detail::block_set_atomic<P>(locate(h), h, params_.k);
+    detail::atomic_add_relaxed(count_.value, 1);
   }
 
   /// The batch insert core: blocks prefetched for writing a window ahead;
   /// identical to insert_hash on each, in order.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
-    detail::block_set_many<P>(blocks_.data(), params_.blocks, params_.k, n, hash_at);
-    inserted_ += n;
+    detail::block_set_many<P>(elements_.data(), params_.blocks, params_.k, n, hash_at);
+    count_.value += n;
   }
 
   /// insert_pipelined with insert_hash_concurrent's atomic OR; inserted()
   /// grows by one atomic add of n.
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
-    block_type* blocks = blocks_.data();
-    const std::uint64_t count = params_.blocks;
     const std::uint32_t k = params_.k;
-    detail::prefetch_pipeline<detail::batch_window>(
-        n, hash_at, [&](std::uint64_t h) { detail::prefetch_for_write(blocks + detail::block_index(h, count)); },
-        [&](std::size_t, std::uint64_t h) { detail::block_set_atomic<P>(blocks[detail::block_index(h, count)], h, k); });
-    detail::atomic_add_relaxed(inserted_, n);
+    detail::block_pipeline(elements_.data(), params_.blocks, n, hash_at,
+                           [k](std::size_t, block_type& block, std::uint64_t h) {
+                             detail::block_set_atomic<P>(block, h, k);
+                           });
+    detail::atomic_add_relaxed(count_.value, n);
   }
 
   /// Union: this |= other. Throws errc::mismatch (naming the field) unless
@@ -797,10 +826,8 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// when both were: combine_sum).
   block_filter& merge(const view_type& other) {
     detail::require_same_shape<P>(params_, other.params(), "merge");
-    const auto theirs = other.blocks();
-    for (std::size_t i = 0; i < blocks_.size(); ++i) P::merge(blocks_[i], theirs[i]);
-    inserted_ += other.inserted();
-    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
+    this->merge_elements(other, other.blocks(),
+                         [](block_type& mine, const block_type& theirs) { P::merge(mine, theirs); });
     return *this;
   }
   block_filter& merge(const block_filter& other) { return merge(other.view()); }
@@ -810,20 +837,14 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   /// bounds the keys both hold: inserted_accuracy() becomes at_most.
   block_filter& intersect(const view_type& other) {
     detail::require_same_shape<P>(params_, other.params(), "intersect");
-    const auto theirs = other.blocks();
-    for (std::size_t i = 0; i < blocks_.size(); ++i) P::intersect(blocks_[i], theirs[i]);
-    inserted_ = std::min(inserted_, other.inserted());
-    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
+    this->intersect_elements(other, other.blocks(),
+                             [](block_type& mine, const block_type& theirs) { P::intersect(mine, theirs); });
     return *this;
   }
   block_filter& intersect(const block_filter& other) { return intersect(other.view()); }
 
   /// Removes every key: all bits zero, inserted() zero.
-  void clear() noexcept {
-    std::fill(blocks_.begin(), blocks_.end(), block_type{});
-    inserted_ = 0;
-    accuracy_ = count_accuracy::exact;
-  }
+  void clear() noexcept { this->clear_elements(); }
 
   /// Halves the filter: block i becomes the OR of blocks 2i and 2i + 1. The
   /// result is bit for bit the filter of blocks() / 2 blocks built from the
@@ -865,15 +886,15 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
       while (blocks >= 2 && blocks % 2 == 0) {
         double total = 0.0;
         for (std::uint64_t i = 0; i < blocks; i += 2) {
-          block_type pair = blocks_[i];
-          P::merge(pair, blocks_[i + 1]);
+          block_type pair = elements_[i];
+          P::merge(pair, elements_[i + 1]);
           total += P::block_fpr(pair, params_.k);
         }
         if (total / static_cast<double>(blocks / 2) > target_fpr) break;
         for (std::uint64_t i = 0; i < blocks / 2; ++i) {  // writes i only after reading 2i, 2i + 1 >= i
-          block_type pair = blocks_[2 * i];
-          P::merge(pair, blocks_[2 * i + 1]);
-          blocks_[i] = pair;
+          block_type pair = elements_[2 * i];
+          P::merge(pair, elements_[2 * i + 1]);
+          elements_[i] = pair;
         }
         blocks /= 2;
         ++levels;
@@ -884,11 +905,6 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     return levels;
   }
 
-  /// A read-only view of this filter (valid while it lives and is unchanged in size).
-  [[nodiscard]] view_type view() const noexcept {
-    return view_type(detail::trusted, params_, blocks_, inserted_, accuracy_);
-  }
-
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
   /// otherwise throws errc::mismatch naming both types, changing nothing.
@@ -897,18 +913,17 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, P::name);
   }
-  [[nodiscard]] const block_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
-  /// Insert calls counted (duplicates included; merges add).
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (after intersect) or an
-  /// estimate; inserts and merges keep the weaker of the two.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
+  using state::params;
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return elements_; }
+  using state::inserted;
+  using state::inserted_accuracy;
 
  private:
   // build_parallel (parallel_build.hpp) writes the blocks directly, each
-  // thread its own block range, and adds to inserted_ after joining them.
+  // thread its own block range, and adds to the count after joining them.
   friend struct detail::parallel_build_access;
+
+  block_type& locate(std::uint64_t h) noexcept { return detail::locate_block(elements_.data(), params_.blocks, h); }
 
   // Folds `levels` times in one pass (groups of 2^levels adjacent blocks
   // ORed; the caller checked every level's block count is even).
@@ -916,9 +931,9 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
     const std::uint64_t group = std::uint64_t{1} << levels;
     const std::uint64_t target = params_.blocks / group;
     for (std::uint64_t i = 0; i < target; ++i) {
-      block_type merged = blocks_[i * group];
-      for (std::uint64_t j = 1; j < group; ++j) P::merge(merged, blocks_[i * group + j]);
-      blocks_[i] = merged;  // i <= i * group: the group was read before
+      block_type merged = elements_[i * group];
+      for (std::uint64_t j = 1; j < group; ++j) P::merge(merged, elements_[i * group + j]);
+      elements_[i] = merged;  // i <= i * group: the group was read before
     }
     shrink_to(target);
   }
@@ -927,15 +942,11 @@ class block_filter : public detail::block_filter_reader<block_filter<P>, P>,
   void shrink_to(std::uint64_t blocks) {
     std::vector<block_type> smaller;
     detail::assign_or_fail(smaller, blocks, block_type{}, "a folded " + std::string(P::name));
-    std::copy(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(blocks), smaller.begin());
-    blocks_ = std::move(smaller);
+    std::copy(elements_.begin(), elements_.begin() + static_cast<std::ptrdiff_t>(blocks), smaller.begin());
+    elements_ = std::move(smaller);
     params_.blocks = blocks;
   }
 
-  block_filter_params params_;
-  std::vector<block_type> blocks_;
-  std::uint64_t inserted_ = 0;
-  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 }  // namespace bloomkit

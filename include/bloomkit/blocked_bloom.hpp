@@ -60,7 +60,7 @@ inline void blocked_mask_scalar(std::uint32_t x, std::uint32_t k, std::uint64_t 
 }
 
 /// Block layout policy of blocked_bloom (see the header comment).
-struct cache_line_policy {
+struct cache_line_policy : block_word_ops<block512> {
   using block_type = block512;
   static constexpr std::string_view name = "blocked_bloom";
   static constexpr std::uint32_t block_bits = 512;
@@ -293,17 +293,6 @@ struct cache_line_policy {
     return _mm512_mask_test_epi32_mask(used, fetched, bit) == used;
   }
 #endif
-  static std::uint32_t popcount(const block_type& block) noexcept {
-    std::uint32_t c = 0;
-    for (auto w : block.words) c += static_cast<std::uint32_t>(std::popcount(w));
-    return c;
-  }
-  static void merge(block_type& block, const block_type& other) noexcept {
-    for (int w = 0; w < 8; ++w) block.words[w] |= other.words[w];
-  }
-  static void intersect(block_type& block, const block_type& other) noexcept {
-    for (int w = 0; w < 8; ++w) block.words[w] &= other.words[w];
-  }
   static double block_fpr(const block_type& block, std::uint32_t k) {
     return std::pow(popcount(block) / 512.0, static_cast<double>(k));
   }

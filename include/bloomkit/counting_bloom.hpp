@@ -12,7 +12,7 @@
 //     4 (i % 16) .. 4 (i % 16) + 3 of word i / 16), so the words written
 //     little-endian are exactly those bytes.
 //   * A key's k counters are exactly the k bits a standard_bloom with the same
-//     m, k and hash probes (detail::standard_probes, enhanced double hashing).
+//     m, k and hash probes (detail::for_each_probe, enhanced double hashing).
 //     So counter i != 0 iff bit i of the standard filter built from the same
 //     multiset of keys is set, and to_standard_bloom() is exact, bit for bit.
 //
@@ -48,6 +48,7 @@
 #include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
@@ -123,18 +124,19 @@ struct counting_probe_set {
   std::uint32_t k = 0;
 
   counting_probe_set(std::uint64_t h, std::uint64_t counters, std::uint32_t k_) noexcept : k(k_) {
-    standard_probes probes(h, counters);
-    for (std::uint32_t i = 0; i < k; ++i) {
-      index[i] = probes.next();
+    std::uint32_t i = 0;
+    for_each_probe(h, counters, k, [&](std::uint64_t counter) {
+      index[i] = counter;
       times[i] = 1;
       for (std::uint32_t j = 0; j < i; ++j) {
-        if (times[j] != 0 && index[j] == index[i]) {
+        if (times[j] != 0 && index[j] == counter) {
           ++times[j];
           times[i] = 0;
           break;
         }
       }
-    }
+      ++i;
+    });
   }
 };
 
@@ -162,11 +164,10 @@ class counting_bloom_reader : public query_facade<D> {
   /// True if the key with hash `h` may be present; false means certainly not
   /// (some counter of it is zero). Stops at the first zero counter.
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const noexcept {
-    standard_probes probes(h, self().params().counters);
-    for (std::uint32_t i = 0; i < self().params().k; ++i) {
-      if (get_counter(self().words(), probes.next()) == 0) return false;
-    }
-    return true;
+    const auto words = self().words();
+    return probe_while(h, self().params().counters, self().params().k, [words](std::uint64_t i) {
+             return std::uint64_t{get_counter(words, i) != 0};
+           }).all_set;
   }
 
   /// The batch core: out[i] = may_contain_hash(hash_at(i)), prefetching each
@@ -176,7 +177,7 @@ class counting_bloom_reader : public query_facade<D> {
     constexpr std::size_t window = 16;
     const auto words = self().words();
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) prefetch(&words[reduce64(hash_at(i + window), self().params().counters) >> 4]);
+      if (i + window < n) prefetch(&words[first_probe(hash_at(i + window), self().params().counters) >> 4]);
       out[i] = may_contain_hash(hash_at(i));
     }
   }
@@ -185,8 +186,7 @@ class counting_bloom_reader : public query_facade<D> {
   /// `h` touches, in probe order: the probes of a standard filter of the
   /// same m and k (repeats possible).
   void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
-    standard_probes probes(h, self().params().counters);
-    for (std::uint32_t i = 0; i < self().params().k; ++i) out.push_back(probes.next());
+    for_each_probe(h, self().params().counters, self().params().k, [&](std::uint64_t i) { out.push_back(i); });
   }
 
   /// An upper bound on how many times the key with hash `h` is present (the
@@ -290,41 +290,35 @@ class counting_bloom_reader : public query_facade<D> {
 /// A read-only counting filter over borrowed 64-bit words (16 counters per
 /// word, see the header comment), e.g. a memory-mapped file. Queries and
 /// statistics are detail::counting_bloom_reader's; the words must outlive it.
-class counting_bloom_view : public detail::counting_bloom_reader<counting_bloom_view> {
+class counting_bloom_view
+    : public detail::counting_bloom_reader<counting_bloom_view>,
+      public detail::view_state<counting_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::view_state<counting_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   /// Views `words` (exactly ceil(counters / 16) of them, the nibbles past m
   /// zero) as a filter with `params`; `inserted` is the net insert count.
   /// Throws bloomkit::error (invalid_argument or corrupt) when they disagree.
   counting_bloom_view(const counting_bloom_params& params, std::span<const std::uint64_t> words,
                       std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {
-    detail::validate(params_);
-    detail::require_counting_payload(params_, words_, errc::corrupt);
+      : state(detail::trusted, params, words, inserted, accuracy) {
+    detail::validate(params);
+    detail::require_counting_payload(params, words, errc::corrupt);
   }
-  /// For owning filters: no validation (their invariants already hold).
-  counting_bloom_view(detail::trusted_t, const counting_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted, count_accuracy accuracy) noexcept
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {}
+  using state::state;  // (trusted_t, params, words, inserted, accuracy): no validation
 
-  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  /// Net insert count: insert calls (merges add) minus removes that were
-  /// accepted. Duplicates count.
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-
- private:
-  counting_bloom_params params_;
-  std::span<const std::uint64_t> words_;
-  std::uint64_t inserted_;
-  count_accuracy accuracy_;
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements(); }
 };
 
 /// An owning counting Bloom filter (see the header comment for the layout and
 /// the counter invariants). Four bits per counter: 4x a standard filter.
-class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
-                       public detail::insert_facade<counting_bloom> {
+class counting_bloom
+    : public detail::counting_bloom_reader<counting_bloom>,
+      public detail::insert_facade<counting_bloom>,
+      public detail::owner_state<counting_bloom_view, counting_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::owner_state<counting_bloom_view, counting_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   using view_type = counting_bloom_view;
 
@@ -336,9 +330,9 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
       : counting_bloom(plan_params(capacity, target_fpr, hash)) {}
 
   /// A zeroed filter with exactly these parameters (validated).
-  explicit counting_bloom(const counting_bloom_params& params) : params_(params) {
+  explicit counting_bloom(const counting_bloom_params& params) : state(params) {
     detail::validate(params_);
-    detail::assign_or_fail<std::uint64_t>(words_, detail::words_for_counters(params_.counters), 0,
+    detail::assign_or_fail<std::uint64_t>(elements_, detail::words_for_counters(params_.counters), 0,
                                           "a counting_bloom of " + std::to_string(params_.counters) + " counters");
   }
 
@@ -346,9 +340,9 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// `accuracy` says what `inserted` is (a count unless told otherwise).
   counting_bloom(const counting_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted,
                  count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(std::move(words)), inserted_(inserted), accuracy_(accuracy) {
+      : state(params, std::move(words), inserted, accuracy) {
     detail::validate(params_);
-    detail::require_counting_payload(params_, words_, errc::corrupt);
+    detail::require_counting_payload(params_, elements_, errc::corrupt);
   }
 
   /// The parameters a (capacity, target_fpr) construction chooses: those of
@@ -360,9 +354,8 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
 
   /// Adds the key with hash `h`: increments its k counters, each stopping at 15.
   void insert_hash(std::uint64_t h) noexcept {
-    detail::standard_probes probes(h, params_.counters);
-    for (std::uint32_t i = 0; i < params_.k; ++i) increment(probes.next());
-    ++inserted_;
+    detail::for_each_probe(h, params_.counters, params_.k, [this](std::uint64_t i) { increment(i); });
+    ++count_.value;
   }
   /// Test-and-add with set semantics: computes the key's k counters once;
   /// if every one is non-zero the key may be present and nothing changes
@@ -377,7 +370,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     for (std::uint32_t i = 0; i < set.k; ++i) present &= get(set.index[i]) != 0;
     if (present) return false;
     for (std::uint32_t i = 0; i < set.k; ++i) increment(set.index[i]);
-    ++inserted_;
+    ++count_.value;
     return true;
   }
   /// Adds every hash; prefetches each key's first counter a window ahead.
@@ -386,7 +379,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     constexpr std::size_t window = 16;
     for (std::size_t i = 0; i < n; ++i) {
       if (i + window < n) {
-        detail::prefetch_for_write(&words_[detail::reduce64(hash_at(i + window), params_.counters) >> 4]);
+        detail::prefetch_for_write(&elements_[detail::first_probe(hash_at(i + window), params_.counters) >> 4]);
       }
       insert_hash(hash_at(i));
     }
@@ -406,7 +399,7 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
       if (c != detail::counter_max && c < set.times[i]) return remove_result::absent;
     }
     for (std::uint32_t i = 0; i < set.k; ++i) decrement(set.index[i]);
-    if (inserted_ > 0) --inserted_;
+    if (count_.value > 0) --count_.value;
     return remove_result::removed;
   }
   template <key K>
@@ -421,10 +414,8 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// union of the two multisets.
   counting_bloom& merge(const counting_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "merge");
-    const auto theirs = other.words();
-    for (std::size_t w = 0; w < words_.size(); ++w) words_[w] = saturating_add(words_[w], theirs[w]);
-    inserted_ += other.inserted();
-    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
+    merge_elements(other, other.words(),
+                   [](std::uint64_t& mine, std::uint64_t theirs) { mine = saturating_add(mine, theirs); });
     return *this;
   }
   counting_bloom& merge(const counting_bloom& other) { return merge(other.view()); }
@@ -434,30 +425,17 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   /// an upper bound only: inserted_accuracy() becomes at_most.
   counting_bloom& intersect(const counting_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "intersect");
-    const auto theirs = other.words();
-    for (std::size_t w = 0; w < words_.size(); ++w) {
+    intersect_elements(other, other.words(), [](std::uint64_t& mine, std::uint64_t theirs) {
       std::uint64_t out = 0;
-      for (unsigned j = 0; j < 64; j += 4) {
-        out |= std::min((words_[w] >> j) & 0xF, (theirs[w] >> j) & 0xF) << j;
-      }
-      words_[w] = out;
-    }
-    inserted_ = std::min(inserted_, other.inserted());
-    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
+      for (unsigned j = 0; j < 64; j += 4) out |= std::min((mine >> j) & 0xF, (theirs >> j) & 0xF) << j;
+      mine = out;
+    });
     return *this;
   }
   counting_bloom& intersect(const counting_bloom& other) { return intersect(other.view()); }
 
   /// All counters zero, inserted() zero.
-  void clear() noexcept {
-    std::fill(words_.begin(), words_.end(), 0);
-    inserted_ = 0;
-    accuracy_ = count_accuracy::exact;
-  }
-
-  [[nodiscard]] counting_bloom_view view() const noexcept {
-    return counting_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
-  }
+  void clear() noexcept { clear_elements(); }
 
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
@@ -467,21 +445,20 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "counting_bloom");
   }
-  [[nodiscard]] const counting_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (after intersect) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  using state::params;
+  using state::inserted;
+  using state::inserted_accuracy;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements_; }
 
  private:
-  [[nodiscard]] std::uint32_t get(std::uint64_t i) const noexcept { return detail::get_counter(words_, i); }
+  [[nodiscard]] std::uint32_t get(std::uint64_t i) const noexcept { return detail::get_counter(elements_, i); }
   void increment(std::uint64_t i) noexcept {
-    std::uint64_t& w = words_[i >> 4];
+    std::uint64_t& w = elements_[i >> 4];
     const unsigned shift = static_cast<unsigned>(i & 15) * 4;
     if (((w >> shift) & 0xF) != detail::counter_max) w += std::uint64_t{1} << shift;
   }
   void decrement(std::uint64_t i) noexcept {
-    std::uint64_t& w = words_[i >> 4];
+    std::uint64_t& w = elements_[i >> 4];
     const unsigned shift = static_cast<unsigned>(i & 15) * 4;
     const std::uint64_t c = (w >> shift) & 0xF;
     if (c != 0 && c != detail::counter_max) w -= std::uint64_t{1} << shift;
@@ -496,11 +473,6 @@ class counting_bloom : public detail::counting_bloom_reader<counting_bloom>,
     }
     return out;
   }
-
-  counting_bloom_params params_;
-  std::vector<std::uint64_t> words_;
-  std::uint64_t inserted_ = 0;
-  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 /// counting_bloom's facts (filter.hpp).

@@ -156,7 +156,7 @@ struct parallel_build_access {
       auto part = [&](unsigned p) { set_owned(filter, p, parts, hashes, n, tuning.chunk_keys); };
       run_parts(parts, part);
     }
-    filter.inserted_ += n;
+    filter.count_.value += n;
   }
 
   /// Adds hash_at(0) .. hash_at(n - 1): each round's hashes are computed in
@@ -181,7 +181,7 @@ struct parallel_build_access {
         run_parts(parts, set_part);
       }
     }
-    filter.inserted_ += n;
+    filter.count_.value += n;
   }
 
  private:
@@ -189,15 +189,15 @@ struct parallel_build_access {
   static std::uint64_t units_of(const block_filter<P>& filter) noexcept {
     return filter.params_.blocks;
   }
-  static std::uint64_t units_of(const standard_bloom& filter) noexcept { return filter.words_.size(); }
+  static std::uint64_t units_of(const standard_bloom& filter) noexcept { return filter.elements_.size(); }
 
   template <class P, class HashAt>
   static void set_all(block_filter<P>& filter, std::size_t n, HashAt hash_at) {
-    block_set_many<P>(filter.blocks_.data(), filter.params_.blocks, filter.params_.k, n, hash_at);
+    block_set_many<P>(filter.elements_.data(), filter.params_.blocks, filter.params_.k, n, hash_at);
   }
   template <class HashAt>
   static void set_all(standard_bloom& filter, std::size_t n, HashAt hash_at) {
-    standard_set_many(filter.words_.data(), filter.params_.bits, filter.params_.k, n, hash_at);
+    standard_set_many(filter.elements_.data(), filter.params_.bits, filter.params_.k, n, hash_at);
   }
 
   /// Part p of a block filter: per chunk, the hashes whose block lies in
@@ -209,7 +209,7 @@ struct parallel_build_access {
                         std::size_t n, std::size_t chunk_keys) {
     const std::uint64_t count = filter.params_.blocks;
     const std::uint32_t k = filter.params_.k;
-    typename P::block_type* blocks = filter.blocks_.data();
+    typename P::block_type* blocks = filter.elements_.data();
     const std::uint64_t lo = unit_range_begin(count, parts, p);
     const std::uint64_t width = unit_range_begin(count, parts, p + 1) - lo;
     const std::size_t chunk = std::max<std::size_t>(1, chunk_keys);
@@ -234,8 +234,8 @@ struct parallel_build_access {
                         std::size_t n, std::size_t chunk_keys) {
     const std::uint64_t bits = filter.params_.bits;
     const std::uint32_t k = filter.params_.k;
-    std::uint64_t* words = filter.words_.data();
-    const std::uint64_t units = filter.words_.size();
+    std::uint64_t* words = filter.elements_.data();
+    const std::uint64_t units = filter.elements_.size();
     const std::uint64_t lo = unit_range_begin(units, parts, p);
     const std::uint64_t width = unit_range_begin(units, parts, p + 1) - lo;
     const std::size_t chunk = std::max<std::size_t>(1, chunk_keys);
@@ -245,17 +245,14 @@ struct parallel_build_access {
       const std::size_t end = std::min(n, base + chunk);
       std::size_t m = 0;
       for (std::size_t i = base; i < end; ++i) {
-        standard_probes probes(hashes[i], bits);
-        for (std::uint32_t j = 0; j < k; ++j) {
-          const std::uint64_t bit = probes.next();
+        for_each_probe(hashes[i], bits, k, [&](std::uint64_t bit) {
           out[m] = bit;
           m += (bit >> 6) - lo < width ? 1 : 0;
-        }
+        });
       }
       for (std::size_t i = 0; i < m; ++i) {
         if (i + batch_window < m) prefetch_for_write(words + (out[i + batch_window] >> 6));
-        const std::uint64_t bit = out[i];
-        words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+        words[out[i] >> 6] |= bit_mask(out[i]);
       }
     }
   }

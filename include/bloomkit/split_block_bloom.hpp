@@ -42,7 +42,7 @@ inline constexpr std::array<std::uint32_t, 8> parquet_salts = {0x47b6137bU, 0x44
                                                                0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
 
 /// Block layout policy of split_block_bloom (the Parquet SBBF).
-struct split_block_policy {
+struct split_block_policy : block_word_ops<block256> {
   using block_type = block256;
   static constexpr std::string_view name = "split_block_bloom";
   static constexpr std::uint32_t block_bits = 256;
@@ -130,17 +130,6 @@ struct split_block_policy {
     return _mm256_testc_si256(words, mask_avx2(h)) != 0;  // CF: (~words & mask) == 0
   }
 #endif
-  static std::uint32_t popcount(const block_type& block) noexcept {
-    std::uint32_t c = 0;
-    for (auto w : block.words) c += static_cast<std::uint32_t>(std::popcount(w));
-    return c;
-  }
-  static void merge(block_type& block, const block_type& other) noexcept {
-    for (int w = 0; w < 8; ++w) block.words[w] |= other.words[w];
-  }
-  static void intersect(block_type& block, const block_type& other) noexcept {
-    for (int w = 0; w < 8; ++w) block.words[w] &= other.words[w];
-  }
   /// A random key passes iff its bit is set in each word: prod_w popcount(w)/32.
   static double block_fpr(const block_type& block, std::uint32_t /*k*/) {
     double p = 1.0;

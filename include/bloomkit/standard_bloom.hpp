@@ -28,6 +28,7 @@
 #include "bloomkit/detail/concurrent.hpp"
 #include "bloomkit/hash_batch.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
@@ -75,14 +76,28 @@ inline void require_standard_payload(const standard_bloom_params& p, std::span<c
   require(tail == 0 || (words.back() >> tail) == 0, code, "standard_bloom: bits past the end of the filter are set");
 }
 
-/// The probe sequence of one key (see the header comment).
+/// T(j) = j (j + 1) / 2: summing the header comment's d_{j+1} = d_j + j + 1
+/// gives d_j = d_0 + T(j), whose second term is the same for every key.
+constexpr std::uint64_t triangular(std::uint32_t j) noexcept { return std::uint64_t{j} * (j + 1) / 2; }
+
+/// g_{j+1} = g_j + d_j, the step of every walk over the standard layout
+/// (the sequence is part of the file format, docs/FORMAT.md). A single walk
+/// carries d_j and adds j + 1 to it per probe; a batch carries d_0 per key
+/// and forms d_j = d_0 + T(j) with one T(j) per round.
+constexpr std::uint64_t standard_step(std::uint64_t g, std::uint64_t d) noexcept { return g + d; }
+
+/// The probe sequence of one key: the "locate" step of the standard layout.
+/// Constructing it from the hash is all the per-key set-up a walk needs
+/// (g_0 = h, d_0 = mix64(h)), and next() yields the probes in order.
+/// standard_probe_batch starts each key from the same state, prefetches
+/// probe 0's word and probes it from there.
 class standard_probes {
  public:
   constexpr standard_probes(std::uint64_t h, std::uint64_t bits) noexcept : g_(h), d_(mix64(h)), bits_(bits) {}
   /// The next bit index in [0, bits).
   constexpr std::uint64_t next() noexcept {
     const std::uint64_t bit = reduce64(g_, bits_);
-    g_ += d_;
+    g_ = standard_step(g_, d_);
     d_ += ++step_;
     return bit;
   }
@@ -90,6 +105,63 @@ class standard_probes {
  private:
   std::uint64_t g_, d_, bits_, step_ = 0;
 };
+
+/// The first probe of hash h: the word a batched walk prefetches for a key
+/// before it probes it.
+constexpr std::uint64_t first_probe(std::uint64_t h, std::uint64_t bits) noexcept {
+  return standard_probes(h, bits).next();
+}
+
+/// Calls f(bit) for each of the k probes of hash h, in order (repeats
+/// possible). The walk of every path that visits all k probes: set, the
+/// branch-free test, prefetch, test-and-set, the atomic variants, the
+/// counting filter and the parallel build.
+template <class F>
+constexpr void for_each_probe(std::uint64_t h, std::uint64_t bits, std::uint32_t k, F&& f) {
+  standard_probes probes(h, bits);
+  for (std::uint32_t i = 0; i < k; ++i) f(probes.next());
+}
+
+/// What probe_while found: whether all k probes were set, and how many
+/// probes it read (early exit at work).
+struct probe_walk {
+  bool all_set;
+  std::uint32_t read;
+};
+
+/// The k probes of h in order with early exit: bit_at(bit) returns the
+/// probed position's state in its lowest bit (1 set, 0 clear), and the walk
+/// stops at the first clear one. The single-key query of every standard
+/// layout (plain, atomic loads, 4-bit counters) and the words-read count.
+///
+/// The first two probes are read together and tested with one branch, the
+/// rest one by one. Why: a negative key exits at a random probe, so a branch
+/// per probe mispredicts about once per negative lookup (~17 cycles, more
+/// than the probes themselves when the filter is in cache). One branch on
+/// "both of the first two bits set" exits 3/4 of negatives (at the design
+/// fill of one half) and mispredicts about half as often, for 2.5 words read
+/// per negative on average instead of 2; positives read all k either way.
+template <class BitAt>
+constexpr probe_walk probe_while(std::uint64_t h, std::uint64_t bits, std::uint32_t k, BitAt&& bit_at) {
+  standard_probes probes(h, bits);
+  std::uint32_t i = 0;
+  if (k >= 2) {
+    const std::uint64_t a = probes.next(), b = probes.next();
+    if ((bit_at(a) & bit_at(b) & 1) == 0) return {false, 2};
+    i = 2;
+  }
+  for (; i < k; ++i) {
+    if ((bit_at(probes.next()) & 1) == 0) return {false, i + 1};
+  }
+  return {true, k};
+}
+
+/// Bit `bit` of a bit array held in 64-bit words, in the lowest bit.
+constexpr std::uint64_t word_bit(const std::uint64_t* words, std::uint64_t bit) noexcept {
+  return words[bit >> 6] >> (bit & 63);
+}
+/// The mask of bit `bit` within its 64-bit word.
+constexpr std::uint64_t bit_mask(std::uint64_t bit) noexcept { return std::uint64_t{1} << (bit & 63); }
 
 inline void require_same_shape(const standard_bloom_params& a, const standard_bloom_params& b, const char* operation) {
   const std::string prefix = std::string("standard_bloom ") + operation + ": ";
@@ -108,39 +180,19 @@ inline constexpr std::uint32_t standard_lookup_prefetch = 2;
 /// Prefetches the first `count` probes of hash h (bounded by k).
 inline void prefetch_standard_probes(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
                                      std::uint32_t count, bool for_write) noexcept {
-  standard_probes probes(h, bits);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint64_t bit = probes.next();
+  for_each_probe(h, bits, count, [&](std::uint64_t bit) {
     if (for_write) {
       prefetch_for_write(words + (bit >> 6));
     } else {
       prefetch(words + (bit >> 6));
     }
-  }
+  });
 }
 
-/// k-probe test with early exit (the single-key query, shared by batches).
-///
-/// The first two probes are read together and tested with one branch, the
-/// rest one by one. Why: a negative key exits at a random probe, so a branch
-/// per probe mispredicts about once per negative lookup (~17 cycles, more
-/// than the probes themselves when the filter is in cache). One branch on
-/// "both of the first two bits set" exits 3/4 of negatives (at the design
-/// fill of one half) and mispredicts about half as often, for 2.5 words read
-/// per negative on average instead of 2; positives read all k either way.
+/// k-probe test with early exit (the single-key query; probe_while says
+/// why the first two probes share a branch).
 inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
-  std::uint32_t i = 0;
-  if (k >= 2) {
-    const std::uint64_t a = probes.next(), b = probes.next();
-    if (((words[a >> 6] >> (a & 63)) & (words[b >> 6] >> (b & 63)) & 1) == 0) return false;
-    i = 2;
-  }
-  for (; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return false;
-  }
-  return true;
+  return probe_while(h, bits, k, [words](std::uint64_t bit) { return word_bit(words, bit); }).all_set;
 }
 
 /// standard_test without a branch: all k words are read and their bits
@@ -151,77 +203,92 @@ inline bool standard_test(const std::uint64_t* words, std::uint64_t h, std::uint
 /// independent and overlap.
 inline bool standard_test_branch_free(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
                                       std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
   std::uint64_t all = 1;
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    all &= words[bit >> 6] >> (bit & 63);
-  }
+  for_each_probe(h, bits, k, [&](std::uint64_t bit) { all &= word_bit(words, bit); });
   return (all & 1) != 0;
 }
 
 /// Words standard_test reads for hash h (benchmarks report it: early exit
-/// at work). Same sequence and same exits as standard_test.
+/// at work); the same walk, counted.
 inline std::uint32_t standard_words_read(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
                                          std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
-  std::uint32_t i = 0;
-  if (k >= 2) {
-    const std::uint64_t a = probes.next(), b = probes.next();
-    if (((words[a >> 6] >> (a & 63)) & (words[b >> 6] >> (b & 63)) & 1) == 0) return 2;
-    i = 2;
-  }
-  for (; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    if ((words[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return i + 1;
-  }
-  return k;
+  return probe_while(h, bits, k, [words](std::uint64_t bit) { return word_bit(words, bit); }).read;
 }
 
 /// Sets the k probes of h.
 inline void standard_set(std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
-  standard_probes probes(h, bits);
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-  }
+  for_each_probe(h, bits, k, [words](std::uint64_t bit) { words[bit >> 6] |= bit_mask(bit); });
+}
+
+/// Test-and-set, plain: each probe's bit is read and set in the same pass;
+/// true when all k were already set.
+inline bool standard_test_and_set(std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                  std::uint32_t k) noexcept {
+  bool present = true;
+  for_each_probe(h, bits, k, [&](std::uint64_t bit) {
+    present &= (words[bit >> 6] & bit_mask(bit)) != 0;
+    words[bit >> 6] |= bit_mask(bit);
+  });
+  return present;
+}
+
+/// The same with an atomic test-and-set per probe word (the semantics of
+/// insert_if_absent_hash_concurrent).
+inline bool standard_test_and_set_atomic(std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                         std::uint32_t k) noexcept {
+  bool present = true;
+  for_each_probe(h, bits, k,
+                 [&](std::uint64_t bit) { present &= atomic_test_and_or(words[bit >> 6], bit_mask(bit)); });
+  return present;
+}
+
+/// Concurrent set: one atomic OR per probe word, skipped when the word
+/// already holds the bit (detail/concurrent.hpp).
+inline void standard_set_atomic(std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
+  for_each_probe(h, bits, k, [words](std::uint64_t bit) { atomic_or_if_missing(words[bit >> 6], bit_mask(bit)); });
+}
+
+/// Concurrent test: relaxed loads, the same walk and exits as standard_test.
+inline bool standard_test_atomic(const std::uint64_t* words, std::uint64_t h, std::uint64_t bits,
+                                 std::uint32_t k) noexcept {
+  return probe_while(h, bits, k, [words](std::uint64_t bit) {
+           return atomic_load_relaxed(words[bit >> 6]) >> (bit & 63);
+         }).all_set;
 }
 
 /// Keys probed together by the batched calls (one bit of a 64-bit mask each).
 inline constexpr std::size_t standard_batch = 64;
 
 /// The probe sequences of up to standard_batch keys, advanced in rounds:
-/// round j reads probe j of every key still in play. Same sequence as
-/// standard_probes (g += d, d += j + 1 after probe j).
+/// round j reads probe j of every key still in play. Each key starts where
+/// standard_probes starts and is stepped by standard_step; the state is
+/// arrays of g, d_0 and the current probe (d_j = d_0 + T(j), with one T(j)
+/// per round, so a step costs a key two adds and no store of d).
 struct standard_probe_batch {
-  std::uint64_t g[standard_batch], d[standard_batch];
-  std::uint64_t bit[standard_batch];  ///< the key's current probe, reduce64(g, bits)
+  std::uint64_t g[standard_batch], d0[standard_batch];
+  std::uint64_t bit[standard_batch];  ///< the key's current probe
 
-  /// Loads keys [base, base + count) and prefetches each one's first word.
+  /// Locates keys [base, base + count) (probe 0 current) and prefetches
+  /// each one's first word.
   template <class HashAt>
   void load(HashAt& hash_at, std::size_t base, std::size_t count, const std::uint64_t* words, std::uint64_t bits,
-            bool for_write) noexcept {
+            bool for_write) noexcept(noexcept(hash_at(std::size_t{}))) {
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint64_t h = hash_at(base + i);
-      g[i] = h + d_of(h);
-      d[i] = d_of(h) + 1;
+      g[i] = h;  // the state standard_probes(h, bits) starts from
+      d0[i] = mix64(h);
       bit[i] = reduce64(h, bits);
       const std::uint64_t* line = words + (bit[i] >> 6);
       if (for_write) prefetch_for_write(line); else prefetch(line);
     }
   }
 
-  /// Moves key i to its next probe (the one after probe j) and returns it:
-  /// g and d are kept one step ahead, as standard_probes::next leaves them.
+  /// Moves key i from probe j to probe j + 1 and returns it.
   std::uint64_t advance(std::size_t i, std::uint32_t j, std::uint64_t bits) noexcept {
+    g[i] = standard_step(g[i], d0[i] + triangular(j));
     bit[i] = reduce64(g[i], bits);
-    g[i] += d[i];
-    d[i] += j + 2;
     return bit[i];
   }
-
- private:
-  static std::uint64_t d_of(std::uint64_t h) noexcept { return mix64(h); }
 };
 
 /// Batched lookup: out[i] = standard_test(hash_at(i)), by rounds over 64
@@ -250,7 +317,7 @@ void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uin
         std::uint64_t missing = 0;
         for (std::size_t i = 0; i < count; ++i) {
           const std::uint64_t bit = batch.bit[i];
-          missing |= (((words[bit >> 6] >> (bit & 63)) & 1) ^ 1) << i;
+          missing |= ((word_bit(words, bit) & 1) ^ 1) << i;
           if (!last) prefetch(words + (batch.advance(i, j, bits) >> 6));
         }
         alive &= ~missing;
@@ -259,7 +326,7 @@ void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uin
       for (std::uint64_t pending = alive; pending != 0; pending &= pending - 1) {
         const auto i = static_cast<std::size_t>(std::countr_zero(pending));
         const std::uint64_t bit = batch.bit[i];
-        const std::uint64_t hit = (words[bit >> 6] >> (bit & 63)) & 1;
+        const std::uint64_t hit = word_bit(words, bit) & 1;
         alive &= ~((hit ^ 1) << i);
         if (!last) prefetch(words + (batch.advance(i, j, bits) >> 6));
       }
@@ -273,10 +340,12 @@ void standard_test_many(const std::uint64_t* words, std::uint64_t bits, std::uin
 
 /// Batched insert by rounds, as standard_test_many without the mask: round
 /// j sets probe j of each of 64 keys and prefetches probe j + 1 for
-/// writing, so 64 independent stores are in flight per round. The bits are
-/// those of standard_set on each key (OR is order-free).
-template <class HashAt>
-void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at) {
+/// writing, so 64 independent stores are in flight per round. set_bit(bit)
+/// sets one bit: a plain OR, or an atomic one for concurrent inserts. The
+/// bits are those of standard_set on each key (OR is order-free).
+template <class HashAt, class SetBit>
+void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at,
+                       SetBit set_bit) {
   standard_probe_batch batch;
   std::size_t count = n < standard_batch ? n : standard_batch;
   batch.load(hash_at, 0, count, words, bits, true);
@@ -284,8 +353,7 @@ void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k
     for (std::uint32_t j = 0; j < k; ++j) {
       const bool last = j + 1 == k;
       for (std::size_t i = 0; i < count; ++i) {
-        const std::uint64_t bit = batch.bit[i];
-        words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+        set_bit(batch.bit[i]);
         if (!last) prefetch_for_write(words + (batch.advance(i, j, bits) >> 6));
       }
     }
@@ -293,6 +361,10 @@ void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k
     count = n - base < standard_batch ? n - base : standard_batch;
     batch.load(hash_at, base, count, words, bits, true);
   }
+}
+template <class HashAt>
+void standard_set_many(std::uint64_t* words, std::uint64_t bits, std::uint32_t k, std::size_t n, HashAt hash_at) {
+  standard_set_many(words, bits, k, n, hash_at, [words](std::uint64_t bit) { words[bit >> 6] |= bit_mask(bit); });
 }
 
 }  // namespace detail
@@ -309,6 +381,9 @@ class standard_bloom_reader : public query_facade<D> {
   /// Keyed batches hash a tile of keys together, then run the prehashed
   /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
   static constexpr bool keyed_batches_in_tiles = true;
+  /// Integer and float keys are hashed in the rounds instead
+  /// (detail/facade.hpp, hashes_numbers_in_walk).
+  static constexpr bool numeric_keys_in_walk = true;
 
   /// True if the key with hash `h` may be in the set; false means certainly
   /// not. Stops at the first zero bit.
@@ -331,7 +406,7 @@ class standard_bloom_reader : public query_facade<D> {
   /// may_contain_hash when no writer runs. Reads only the words (never
   /// inserted(), which concurrent inserts write).
   [[nodiscard]] bool may_contain_hash_concurrent(std::uint64_t h) const noexcept {
-    return probe_test_atomic(self().words().data(), standard_probes(h, self().params().bits), self().params().k);
+    return standard_test_atomic(self().words().data(), h, self().params().bits, self().params().k);
   }
 
   /// The batch core: out[i] = may_contain_hash(hash_at(i)), probed in
@@ -345,8 +420,7 @@ class standard_bloom_reader : public query_facade<D> {
   /// Appends the k bit positions (in [0, bit_count())) that the key with
   /// hash `h` sets and tests, in probe order (repeats possible).
   void probe_positions(std::uint64_t h, std::vector<std::uint64_t>& out) const {
-    standard_probes probes(h, self().params().bits);
-    for (std::uint32_t i = 0; i < self().params().k; ++i) out.push_back(probes.next());
+    for_each_probe(h, self().params().bits, self().params().k, [&](std::uint64_t bit) { out.push_back(bit); });
   }
 
   [[nodiscard]] std::uint64_t bit_count() const noexcept { return self().params().bits; }
@@ -392,38 +466,35 @@ class standard_bloom_reader : public query_facade<D> {
 /// A read-only standard filter over borrowed 64-bit words (bit i is bit
 /// i % 64 of word i / 64). The queries and statistics are
 /// detail::standard_bloom_reader's, shared with standard_bloom.
-class standard_bloom_view : public detail::standard_bloom_reader<standard_bloom_view> {
+class standard_bloom_view
+    : public detail::standard_bloom_reader<standard_bloom_view>,
+      public detail::view_state<standard_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::view_state<standard_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   /// Views `words` (exactly ceil(bits / 64) of them, the bits past m zero)
   /// as a filter with `params`. Throws bloomkit::error when they disagree.
   standard_bloom_view(const standard_bloom_params& params, std::span<const std::uint64_t> words,
                       std::uint64_t inserted, count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {
-    detail::validate(params_);
-    detail::require_standard_payload(params_, words_, errc::corrupt);
+      : state(detail::trusted, params, words, inserted, accuracy) {
+    detail::validate(params);
+    detail::require_standard_payload(params, words, errc::corrupt);
   }
-  standard_bloom_view(detail::trusted_t, const standard_bloom_params& params, std::span<const std::uint64_t> words,
-                      std::uint64_t inserted, count_accuracy accuracy) noexcept
-      : params_(params), words_(words), inserted_(inserted), accuracy_(accuracy) {}
+  using state::state;  // (trusted_t, params, words, inserted, accuracy): no validation
 
-  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
-
- private:
-  standard_bloom_params params_;
-  std::span<const std::uint64_t> words_;
-  std::uint64_t inserted_;
-  count_accuracy accuracy_;
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements(); }
 };
 
 /// An owning standard Bloom filter. Queries and statistics come from
 /// detail::standard_bloom_reader, the key and batch overloads from the
 /// facade (detail/facade.hpp); this class adds inserts, set algebra, clear.
-class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
-                       public detail::insert_facade<standard_bloom> {
+class standard_bloom
+    : public detail::standard_bloom_reader<standard_bloom>,
+      public detail::insert_facade<standard_bloom>,
+      public detail::owner_state<standard_bloom_view, standard_bloom_params, std::uint64_t, count_accuracy> {
+  using state = detail::owner_state<standard_bloom_view, standard_bloom_params, std::uint64_t, count_accuracy>;
+
  public:
   using view_type = standard_bloom_view;
 
@@ -434,9 +505,9 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
       : standard_bloom(plan_params(capacity, target_fpr, hash)) {}
 
   /// A zeroed filter with exactly these parameters (validated).
-  explicit standard_bloom(const standard_bloom_params& params) : params_(params) {
+  explicit standard_bloom(const standard_bloom_params& params) : state(params) {
     detail::validate(params_);
-    detail::assign_or_fail<std::uint64_t>(words_, detail::words_for_bits(params_.bits), 0,
+    detail::assign_or_fail<std::uint64_t>(elements_, detail::words_for_bits(params_.bits), 0,
                                           "a standard_bloom of " + std::to_string(params_.bits) + " bits");
   }
 
@@ -444,25 +515,10 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// `accuracy` says what `inserted` is (a count unless told otherwise).
   standard_bloom(const standard_bloom_params& params, std::vector<std::uint64_t> words, std::uint64_t inserted,
                  count_accuracy accuracy = count_accuracy::exact)
-      : params_(params), words_(std::move(words)), inserted_(inserted), accuracy_(accuracy) {
+      : state(params, std::move(words), inserted, accuracy) {
     detail::validate(params_);
-    detail::require_standard_payload(params_, words_, errc::corrupt);
+    detail::require_standard_payload(params_, elements_, errc::corrupt);
   }
-
-  /// A copy with its own words, allocated as a new filter's are (huge pages
-  /// for a large one; errc::out_of_memory when it does not fit).
-  standard_bloom(const standard_bloom& other)
-      : params_(other.params_),
-        words_(detail::copy_or_fail(other.words_, "copying a standard_bloom")),
-        inserted_(other.inserted_),
-        accuracy_(other.accuracy_) {}
-  standard_bloom& operator=(const standard_bloom& other) {
-    if (this != &other) *this = standard_bloom(other);
-    return *this;
-  }
-  standard_bloom(standard_bloom&&) noexcept = default;
-  standard_bloom& operator=(standard_bloom&&) noexcept = default;
-  ~standard_bloom() = default;
 
   /// A filter with m bits and k probes; the design point is the n at which
   /// this k is optimal (m ln2 / k) and the classic FPR there.
@@ -486,8 +542,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
 
   /// Adds the key with hash `h`.
   void insert_hash(std::uint64_t h) noexcept {
-    detail::standard_set(words_.data(), h, params_.bits, params_.k);
-    ++inserted_;
+    detail::standard_set(elements_.data(), h, params_.bits, params_.k);
+    ++count_.value;
   }
 
   /// Test-and-add: reads and sets each of the k probe bits in one pass;
@@ -495,9 +551,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// is now inserted; inserted() grows by one), false when all k were set
   /// (nothing changed).
   bool insert_if_absent_hash(std::uint64_t h) noexcept {
-    const bool present =
-        detail::probe_test_and_set(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
-    inserted_ += present ? 0 : 1;
+    const bool present = detail::standard_test_and_set(elements_.data(), h, params_.bits, params_.k);
+    count_.value += present ? 0 : 1;
     return !present;
   }
 
@@ -507,9 +562,8 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// probe bit was set before this call's ORs; of threads adding one new key
   /// at once, at least one returns true).
   bool insert_if_absent_hash_concurrent(std::uint64_t h) noexcept {
-    const bool present =
-        detail::probe_test_and_set_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
-    if (!present) detail::atomic_add_relaxed(inserted_, 1);
+    const bool present = detail::standard_test_and_set_atomic(elements_.data(), h, params_.bits, params_.k);
+    if (!present) detail::atomic_add_relaxed(count_.value, 1);
     return !present;
   }
 
@@ -522,28 +576,26 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// statistics are for after the writers are joined (or otherwise ordered
   /// before). Plain insert_hash stays free of atomics.
   void insert_hash_concurrent(std::uint64_t h) noexcept {
-    detail::probe_set_atomic(words_.data(), detail::standard_probes(h, params_.bits), params_.k);
-    detail::atomic_add_relaxed(inserted_, 1);
+    detail::standard_set_atomic(elements_.data(), h, params_.bits, params_.k);
+    detail::atomic_add_relaxed(count_.value, 1);
   }
 
   /// The batch insert core: all k probe words of the key a window ahead are
   /// prefetched for writing (identical to insert_hash on each, in order).
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) noexcept(noexcept(hash_at(std::size_t{}))) {
-    detail::standard_set_many(words_.data(), params_.bits, params_.k, n, hash_at);
-    inserted_ += n;
+    detail::standard_set_many(elements_.data(), params_.bits, params_.k, n, hash_at);
+    count_.value += n;
   }
-  /// insert_pipelined with insert_hash_concurrent's atomic OR; inserted()
-  /// grows by one atomic add of n.
+  /// insert_pipelined with insert_hash_concurrent's atomic OR (the same
+  /// rounds); inserted() grows by one atomic add of n.
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
-    std::uint64_t* words = words_.data();
-    const std::uint64_t bits = params_.bits;
-    const std::uint32_t k = params_.k;
-    detail::prefetch_pipeline<detail::batch_window>(
-        n, hash_at, [&](std::uint64_t h) { detail::prefetch_standard_probes(words, h, bits, k, true); },
-        [&](std::size_t, std::uint64_t h) { detail::probe_set_atomic(words, detail::standard_probes(h, bits), k); });
-    detail::atomic_add_relaxed(inserted_, n);
+    std::uint64_t* words = elements_.data();
+    detail::standard_set_many(elements_.data(), params_.bits, params_.k, n, hash_at, [words](std::uint64_t bit) {
+      detail::atomic_or_if_missing(words[bit >> 6], detail::bit_mask(bit));
+    });
+    detail::atomic_add_relaxed(count_.value, n);
   }
 
   /// Union (bitwise OR). Throws errc::mismatch naming the differing field
@@ -551,10 +603,7 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// (exact when both were: combine_sum).
   standard_bloom& merge(const standard_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "merge");
-    const auto theirs = other.words();
-    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= theirs[i];
-    inserted_ += other.inserted();
-    accuracy_ = combine_sum(accuracy_, other.inserted_accuracy());
+    merge_elements(other, other.words(), [](std::uint64_t& mine, std::uint64_t theirs) { mine |= theirs; });
     return *this;
   }
   standard_bloom& merge(const standard_bloom& other) { return merge(other.view()); }
@@ -564,25 +613,14 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   /// inserted_accuracy() is count_accuracy::at_most from then on.
   standard_bloom& intersect(const standard_bloom_view& other) {
     detail::require_same_shape(params_, other.params(), "intersect");
-    const auto theirs = other.words();
-    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] &= theirs[i];
-    inserted_ = std::min(inserted_, other.inserted());
-    accuracy_ = combine_min(accuracy_, other.inserted_accuracy());
+    intersect_elements(other, other.words(), [](std::uint64_t& mine, std::uint64_t theirs) { mine &= theirs; });
     return *this;
   }
   standard_bloom& intersect(const standard_bloom& other) { return intersect(other.view()); }
 
   /// All bits zero, inserted() zero (and exact again).
-  void clear() noexcept {
-    std::fill(words_.begin(), words_.end(), 0);
-    inserted_ = 0;
-    accuracy_ = count_accuracy::exact;
-  }
+  void clear() noexcept { clear_elements(); }
 
-  /// A read-only view of this filter (valid while it lives).
-  [[nodiscard]] standard_bloom_view view() const noexcept {
-    return standard_bloom_view(detail::trusted, params_, words_, inserted_, accuracy_);
-  }
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
   /// otherwise throws errc::mismatch naming both types, changing nothing.
@@ -591,22 +629,15 @@ class standard_bloom : public detail::standard_bloom_reader<standard_bloom>,
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "standard_bloom");
   }
-  [[nodiscard]] const standard_bloom_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-  /// Whether inserted() is a count, an upper bound (after intersect) or an
-  /// estimate; inserts and merges keep the weaker of the two.
-  [[nodiscard]] count_accuracy inserted_accuracy() const noexcept { return accuracy_; }
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements_; }
+  using state::inserted;
+  using state::inserted_accuracy;
 
  private:
   // build_parallel (parallel_build.hpp) writes the words directly, each
-  // thread its own word range, and adds to inserted_ after joining them.
+  // thread its own word range, and adds to the count after joining them.
   friend struct detail::parallel_build_access;
-
-  standard_bloom_params params_;
-  std::vector<std::uint64_t> words_;
-  std::uint64_t inserted_ = 0;
-  count_accuracy accuracy_ = count_accuracy::exact;
 };
 
 /// standard_bloom's facts (filter.hpp).

@@ -238,31 +238,6 @@ inline bool block_test_and_set_atomic(typename P::block_type& block, std::uint64
   return present;
 }
 
-/// Test-and-set of a probe sequence (standard_bloom), plain: each probe's
-/// bit is read and set in the same pass.
-template <class Probes>
-inline bool probe_test_and_set(std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
-  bool present = true;
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    const std::uint64_t mask = std::uint64_t{1} << (bit & 63);
-    present &= (words[bit >> 6] & mask) != 0;
-    words[bit >> 6] |= mask;
-  }
-  return present;
-}
-
-/// The same with an atomic test-and-set per probe word.
-template <class Probes>
-inline bool probe_test_and_set_atomic(std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
-  bool present = true;
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    present &= atomic_test_and_or(words[bit >> 6], std::uint64_t{1} << (bit & 63));
-  }
-  return present;
-}
-
 /// The concurrent test of block policy P: the block's words are read with
 /// relaxed atomic loads into a local copy, which the portable kernel tests.
 template <class P>
@@ -271,27 +246,6 @@ inline bool block_test_atomic(const typename P::block_type& block, std::uint64_t
   constexpr std::size_t words = sizeof(copy.words) / sizeof(copy.words[0]);
   for (std::size_t w = 0; w < words; ++w) copy.words[w] = atomic_load_relaxed(block.words[w]);
   return P::test(copy, h, k);
-}
-
-/// Concurrent set of a probe sequence (standard_bloom): k bits at
-/// probes.next(), each one atomic OR on its 64-bit word.
-template <class Probes>
-inline void probe_set_atomic(std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    atomic_or_if_missing(words[bit >> 6], std::uint64_t{1} << (bit & 63));
-  }
-}
-
-/// Concurrent test of a probe sequence: relaxed loads, exit at the first
-/// zero bit (same answers as the plain test on the same words).
-template <class Probes>
-inline bool probe_test_atomic(const std::uint64_t* words, Probes probes, std::uint32_t k) noexcept {
-  for (std::uint32_t i = 0; i < k; ++i) {
-    const std::uint64_t bit = probes.next();
-    if ((atomic_load_relaxed(words[bit >> 6]) & (std::uint64_t{1} << (bit & 63))) == 0) return false;
-  }
-  return true;
 }
 
 }  // namespace bloomkit::detail
