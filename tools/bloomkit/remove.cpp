@@ -58,8 +58,8 @@ struct remove_options {
   bool quiet = false;
 };
 
-/// The --kind names of the kinds that remove keys, each after `prefix`,
-/// joined by `separator` ("counting and cuckoo").
+/// The --kind names of the kinds that remove keys (kind_traits<F>::removes),
+/// each after `prefix`, joined by `separator`.
 std::string removing_kinds(std::string_view separator, std::string_view prefix) {
   std::string out;
   for (const kind_info& k : all_kinds) {
