@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -80,6 +82,32 @@ TYPED_TEST(KindConformance, TraitsAndConceptsAgree) {
   EXPECT_EQ(info.default_hash, kind_traits<F>::default_hash);
   EXPECT_EQ(kind_of<F>(), kind_traits<F>::kind);
   EXPECT_EQ(parse_filter_kind(info.name), kind_traits<F>::kind);
+  EXPECT_EQ(info.cli_name, kind_traits<F>::cli_name);
+  EXPECT_EQ(info.python_class, kind_traits<F>::python_class);
+  EXPECT_FALSE(info.summary.empty());
+  EXPECT_EQ(info.removes, removable_filter<F>);
+  EXPECT_EQ(info.merges, (mergeable_with<F, F>));
+  EXPECT_EQ(info.windows, windowed_filter<F>);
+  EXPECT_EQ(info.inserts(), incremental_filter<F>);
+}
+
+// The list of kinds holds each kind once, and its names are all distinct.
+TEST(KindList, EveryKindOnceWithDistinctNames) {
+  EXPECT_EQ(all_kinds.size(), std::size_t{9});  // the Kinds above
+  std::set<std::string_view> names, cli_names, classes;
+  std::set<filter_kind> ids;
+  for (const kind_info& k : all_kinds) {
+    ids.insert(k.kind);
+    names.insert(k.name);
+    cli_names.insert(k.cli_name);
+    classes.insert(k.python_class);
+    EXPECT_EQ(info_of(k.kind).name, k.name);
+  }
+  EXPECT_EQ(ids.size(), all_kinds.size());
+  EXPECT_EQ(names.size(), all_kinds.size());
+  EXPECT_EQ(cli_names.size(), all_kinds.size());
+  EXPECT_EQ(classes.size(), all_kinds.size());
+  EXPECT_EQ(parse_filter_kind("bloom"), std::nullopt);
 }
 
 TYPED_TEST(KindConformance, NoFalseNegativesOwnerAndViewAlike) {

@@ -250,3 +250,20 @@ TEST(Sizing, HugeLoadsStayFastAndBounded) {
 }
 
 }  // namespace
+
+// blocked_blocks_for_k is the fewest blocks meeting p at a fixed k: one
+// fewer misses p, and a target past the limit is nullopt.
+TEST(Sizing, BlockedBlocksForFixedKIsTheFewestMeetingTarget) {
+  for (const std::uint32_t k : {1u, 4u, 7u, 12u}) {
+    for (const double p : {0.1, 0.01, 1e-3}) {
+      const std::uint64_t n = 5000;
+      const auto blocks = sz::blocked_blocks_for_k(n, p, k, 512, std::uint64_t{1} << 40);
+      ASSERT_TRUE(blocks.has_value()) << "k=" << k << " p=" << p;
+      EXPECT_LE(sz::blocked_fpr(static_cast<double>(*blocks) * 512, n, k, 512), p);
+      if (*blocks > 1) {
+        EXPECT_GT(sz::blocked_fpr(static_cast<double>(*blocks - 1) * 512, n, k, 512), p);
+      }
+    }
+  }
+  EXPECT_EQ(sz::blocked_blocks_for_k(1'000'000, 1e-12, 1, 512, 1024), std::nullopt);
+}

@@ -50,8 +50,9 @@
 
 namespace bloomkit::playground {
 
-/// The library's kinds (bloomkit/filter.hpp) the page can show. The page
-/// spells them as its link does: "standard", "split-block", "counting".
+/// The library's kinds (bloomkit/filter.hpp) the page can show, spelled as
+/// the CLI spells them (kind_traits<F>::cli_name): "standard",
+/// "split-block", "counting", which is also how the page's link spells them.
 using bloomkit::filter_kind;
 
 /// One kind of the page's menu: the library kind and the page's spelling.
@@ -60,12 +61,18 @@ struct page_kind {
   const char* name;
 };
 
+/// The menu entry of kind F.
+template <class F>
+constexpr page_kind page_kind_of() noexcept {
+  return {kind_traits<F>::kind, kind_traits<F>::cli_name.data()};
+}
+
 /// The page's menu, in order (the counting kind only when compiled in).
 inline constexpr page_kind page_kinds[] = {
-    {filter_kind::standard_bloom, "standard"},
-    {filter_kind::split_block_bloom, "split-block"},
+    page_kind_of<standard_bloom>(),
+    page_kind_of<split_block_bloom>(),
 #ifdef BLOOMKIT_PLAYGROUND_COUNTING
-    {filter_kind::counting_bloom, "counting"},
+    page_kind_of<counting_bloom>(),
 #endif
 };
 

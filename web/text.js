@@ -1,7 +1,7 @@
 // web/text.js - how the page's views write numbers and find elements: one
-// definition for the main view (app.js), the cuckoo and window views
-// (views.js) and the file view (fileview.js), so that a rate reads the same
-// everywhere on the page.
+// definition for the main view (app.js and the pictures it draws), the
+// views of other kinds (views.js) and the file view (fileview.js), so that
+// a rate reads the same everywhere on the page.
 
 /** The element with this id. */
 export const $ = (id) => document.getElementById(id);

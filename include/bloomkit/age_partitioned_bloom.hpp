@@ -764,9 +764,17 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
 template <>
 struct kind_traits<age_partitioned_bloom> {
   static constexpr filter_kind kind = filter_kind::age_partitioned_bloom;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "window";
+  static constexpr std::string_view summary =
+      "age-partitioned Bloom filter: remembers only the last --window N keys, FPR bound at every moment";
+  static constexpr std::string_view python_class = "AgePartitionedBloom";
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = true;
+  static constexpr bool removes = false;
+  static constexpr bool merges = false;
+  static constexpr bool windows = true;
   /// Why merge and intersect are refused (tools print it).
   static constexpr std::string_view no_merge_reason =
       "age-partitioned (window) filters do not merge: the slices of two streams are at different ages, so an OR "

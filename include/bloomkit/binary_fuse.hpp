@@ -639,9 +639,17 @@ class binary_fuse : public detail::binary_fuse_any_reader<binary_fuse> {
 template <>
 struct kind_traits<binary_fuse> {
   static constexpr filter_kind kind = filter_kind::binary_fuse;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "binary-fuse";
+  static constexpr std::string_view summary =
+      "static: binary fuse filter, 8- or 16-bit fingerprints (FPR 2^-8 / 2^-16), ~9 / ~18 bits per key";
+  static constexpr std::string_view python_class = "BinaryFuse";
   static constexpr hash_spec default_hash{};
   static constexpr bool is_static = true;
   static constexpr bool grows = false;
+  static constexpr bool removes = false;
+  static constexpr bool merges = false;
+  static constexpr bool windows = false;
   /// The lowest FPR a width reaches: 2^-16.
   static constexpr double min_fpr = 1.0 / 65536;
   /// The fingerprint width for `target_fpr` (fpr_rule::binary_fuse_bits).

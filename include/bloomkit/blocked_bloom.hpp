@@ -321,9 +321,17 @@ using blocked_bloom_view = block_filter_view<detail::cache_line_policy>;
 template <>
 struct kind_traits<blocked_bloom> {
   static constexpr filter_kind kind = filter_kind::blocked_bloom;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "blocked";
+  static constexpr std::string_view summary =
+      "all k probes in one 64-byte cache line: one cache miss per lookup";
+  static constexpr std::string_view python_class = "BlockedBloom";
   static constexpr hash_spec default_hash = detail::cache_line_policy::default_hash;
   static constexpr bool is_static = false;
   static constexpr bool grows = false;
+  static constexpr bool removes = false;
+  static constexpr bool merges = true;
+  static constexpr bool windows = false;
 };
 template <>
 struct kind_traits<blocked_bloom_view> : kind_traits<blocked_bloom> {};

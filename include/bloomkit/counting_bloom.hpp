@@ -479,9 +479,17 @@ class counting_bloom
 template <>
 struct kind_traits<counting_bloom> {
   static constexpr filter_kind kind = filter_kind::counting_bloom;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "counting";
+  static constexpr std::string_view summary =
+      "4-bit counters in place of bits: supports `bloomkit remove`, 4x the standard filter's size";
+  static constexpr std::string_view python_class = "CountingBloom";
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = false;
+  static constexpr bool removes = true;
+  static constexpr bool merges = true;
+  static constexpr bool windows = false;
 };
 template <>
 struct kind_traits<counting_bloom_view> : kind_traits<counting_bloom> {};

@@ -803,10 +803,22 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
 template <>
 struct kind_traits<cuckoo_filter> {
   static constexpr filter_kind kind = filter_kind::cuckoo_filter;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "cuckoo";
+  static constexpr std::string_view summary =
+      "cuckoo filter: supports `bloomkit remove` at ~log2(1/p) + 3 bits per key (not 4x); no merge";
+  static constexpr std::string_view python_class = "CuckooFilter";
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = false;
+  static constexpr bool removes = true;
+  static constexpr bool merges = false;
+  static constexpr bool windows = false;
   static constexpr bool stores_repeats = true;  // each insert is a fingerprint (removable one by one)
+  /// The lowest target FPR its planner reaches (lowest_plannable_fpr), and
+  /// why, with {} for that figure (tools print it when refusing a target).
+  static double lowest_fpr() noexcept { return cuckoo_filter::lowest_plannable_fpr(); }
+  static constexpr std::string_view lowest_fpr_reason = "its 16-bit fingerprints reach FPR {} at best (at 95 % load)";
   /// Why merge and intersect are refused (tools print it).
   static constexpr std::string_view no_merge_reason =
       "cuckoo filters do not merge: each key is one fingerprint in one of two buckets, so two tables cannot be "

@@ -1,8 +1,9 @@
 // bloomkit/filter.hpp - what every filter and view shares, as types: the
 // `filter` concept (the contract of DESIGN.md, "Public API shape"), the
 // optional capabilities a kind may add, the kind ids, and kind_traits, the
-// one place a kind states its name, file-format id, default hash, whether it
-// is static or grows, and how a target FPR picks its parameters.
+// one place a kind states its facts: file-format id, names (file, CLI,
+// Python class), help line, default hash and key type, capabilities (static,
+// grows, removes, merges, windows) and how a target FPR picks its parameters.
 //
 // Every kind header specialises kind_traits for its owning type and view
 // and checks itself against `filter` with a static_assert; tools (the CLI,
@@ -85,29 +86,36 @@ constexpr count_accuracy combine_min(count_accuracy a, count_accuracy b) noexcep
   return combine_sum(combine_sum(a, b), count_accuracy::at_most);
 }
 
-/// The kind named `name` (as to_string spells it), or nullopt.
-constexpr std::optional<filter_kind> parse_filter_kind(std::string_view name) noexcept {
-  for (int id = 1; id <= 9; ++id) {
-    const auto kind = static_cast<filter_kind>(id);
-    if (to_string(kind) == name) return kind;
-  }
-  return std::nullopt;
-}
-
 /// The facts of one kind, specialised in the kind's header for its owning
-/// type (and inherited by its view):
+/// type (and inherited by its view). They are the only place a kind states
+/// them: the file format, the CLI, the Python bindings and the playground
+/// read them through the list of kinds (any_filter, format/registry.hpp)
+/// and never name a kind to decide what it can do.
 ///
 ///   kind            filter_kind, the id files store
-///   name            to_string(kind)
-///   default_hash    the hash_spec the kind uses unless told otherwise
+///   name            to_string(kind), the name files and `bloomkit info` use
+///   cli_name        the `bloomkit build --kind` spelling ("split-block")
+///   summary         one line for the CLI's --help
+///   python_class    the class the Python package binds ("SplitBlockBloom")
+///   default_hash    the hash_spec the kind uses unless told otherwise (its
+///                   algorithm, seed and key type)
 ///   is_static       built once from the whole key set (no insert)
 ///   grows           adds capacity as keys arrive (never saturates by design)
+///   removes         takes keys out again (remove_hash; removable_filter)
+///   merges          combines with a filter of its shape by union (merge)
+///   windows         remembers only the most recent keys (a sliding window)
 ///   stores_repeats  [optional, default false] a multiset: a key inserted d
 ///                   times is held d times, so its capacity counts inserts;
 ///                   for every other kind a capacity counts distinct keys
 ///                   (docs/KEYS.md "Capacity")
+///   no_merge_reason [optional] why an incremental kind refuses merge and
+///                   intersect (tools print it)
+///   lowest_fpr()    [optional] incremental kinds whose planner has a floor:
+///                   the lowest target FPR it reaches, with lowest_fpr_reason
+///                   saying why ({} stands for the figure)
 ///   min_fpr         the smallest target FPR its parameters reach (static kinds)
 ///   fpr_bits(p)     static kinds: the fingerprint / result width for target p
+///   build(...)      static kinds: the filter over a hash set at a target FPR
 template <class F>
 struct kind_traits;
 
@@ -115,10 +123,21 @@ struct kind_traits;
 struct kind_info {
   filter_kind kind{};
   std::string_view name;
+  std::string_view cli_name;
+  std::string_view summary;
+  std::string_view python_class;
   hash_spec default_hash{};
   bool is_static = false;
   bool grows = false;
+  bool removes = false;
+  bool merges = false;
+  bool windows = false;
   bool stores_repeats = false;
+  std::string_view no_merge_reason;  ///< empty where the kind merges or is static
+  double (*lowest_fpr)() noexcept = nullptr;  ///< null where an incremental kind reaches any FPR
+  std::string_view lowest_fpr_reason;
+  /// Takes keys one at a time (every kind that is not static).
+  constexpr bool inserts() const noexcept { return !is_static; }
 };
 
 /// kind_traits<F>::stores_repeats, false where the kind does not declare it.
@@ -131,11 +150,28 @@ inline constexpr bool stores_repeats_v = [] {
   }
 }();
 
+/// kind_traits<F>::no_merge_reason, empty where the kind does not declare it.
+template <class F>
+inline constexpr std::string_view no_merge_reason_v = [] {
+  if constexpr (requires { kind_traits<F>::no_merge_reason; }) {
+    return std::string_view(kind_traits<F>::no_merge_reason);
+  } else {
+    return std::string_view();
+  }
+}();
+
 /// kind_traits<F> as a kind_info.
 template <class F>
 constexpr kind_info info_of() noexcept {
   using T = kind_traits<F>;
-  return kind_info{T::kind, to_string(T::kind), T::default_hash, T::is_static, T::grows, stores_repeats_v<F>};
+  kind_info info{T::kind,      T::name,      T::cli_name, T::summary, T::python_class,
+                 T::default_hash, T::is_static, T::grows,    T::removes, T::merges,
+                 T::windows,   stores_repeats_v<F>, no_merge_reason_v<F>, nullptr, {}};
+  if constexpr (requires { T::lowest_fpr(); }) {
+    info.lowest_fpr = &T::lowest_fpr;
+    info.lowest_fpr_reason = T::lowest_fpr_reason;
+  }
+  return info;
 }
 
 /// The contract every filter and every view satisfies: hash-based and
@@ -172,13 +208,32 @@ concept owning_filter = filter<F> && requires(const F& f) {
 /// A filter that takes keys one at a time (not a static kind). insert_hash,
 /// insert_many (and the facade's insert, insert_keys) return nothing: they
 /// add every key or throw bloomkit::error; a kind whose insert can fail
-/// offers the answering form under a try_ name (cuckoo_filter::try_insert).
+/// offers the answering form under a try_ name (fallible_insert below).
 template <class F>
 concept incremental_filter = owning_filter<F> && requires(F& f, std::uint64_t h, std::span<const std::uint64_t> hs) {
   { f.insert_hash(h) } -> std::same_as<void>;
   { f.insert_many(hs) } -> std::same_as<void>;
   f.clear();
 };
+
+/// A filter that takes keys out again (kind_traits<F>::removes): remove_hash
+/// takes one occurrence out, count_estimate_hash bounds how often a key was
+/// inserted.
+template <class F>
+concept removable_filter = incremental_filter<F> && requires(F& f, const F& c, std::uint64_t h) {
+  f.remove_hash(h);
+  c.count_estimate_hash(h);
+};
+
+/// An incremental filter whose insert can fail (a full table): besides the
+/// throwing insert_hash it answers through try_insert_hash.
+template <class F>
+concept fallible_insert = incremental_filter<F> && requires(F& f, std::uint64_t h) { f.try_insert_hash(h); };
+
+/// A filter (or view) of a kind that remembers only its most recent keys
+/// (kind_traits<F>::windows): its answers depend on where the window stands.
+template <class F>
+concept windowed_filter = filter<F> && kind_traits<F>::windows;
 
 /// Filters of one shape that combine by union (OR) with a filter or view.
 template <class F, class Other>

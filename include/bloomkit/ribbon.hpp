@@ -907,9 +907,17 @@ class ribbon : public detail::ribbon_reader<ribbon> {
 template <>
 struct kind_traits<ribbon> {
   static constexpr filter_kind kind = filter_kind::ribbon;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "ribbon";
+  static constexpr std::string_view summary =
+      "static: Ribbon filter, FPR 2^-r for r = 1..16, ~1.05 r bits per key (--layout bumped: ~1.01 r)";
+  static constexpr std::string_view python_class = "Ribbon";
   static constexpr hash_spec default_hash{};
   static constexpr bool is_static = true;
   static constexpr bool grows = false;
+  static constexpr bool removes = false;
+  static constexpr bool merges = false;
+  static constexpr bool windows = false;
   /// The lowest FPR a result width reaches: 2^-16.
   static constexpr double min_fpr = 1.0 / 65536;
   /// The result width r for `target_fpr` (fpr_rule::ribbon_bits).

@@ -471,9 +471,17 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
 template <>
 struct kind_traits<scalable_bloom> {
   static constexpr filter_kind kind = filter_kind::scalable_bloom;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "scalable";
+  static constexpr std::string_view summary =
+      "grows by blocked stages (x2 keys, x0.85 FPR each): stays under --fpr past --capacity";
+  static constexpr std::string_view python_class = "ScalableBloom";
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = true;
+  static constexpr bool removes = false;
+  static constexpr bool merges = true;
+  static constexpr bool windows = false;
 };
 template <>
 struct kind_traits<scalable_bloom_view> : kind_traits<scalable_bloom> {};

@@ -424,6 +424,18 @@ inline blocked_plan blocked_blocks_for(std::uint64_t n, double p, std::uint32_t 
   return best;
 }
 
+/// The fewest blocks of `block_bits` bits, at exactly k probes per key,
+/// whose blocked_fpr for n keys is at most p, searching 1 to `limit` blocks;
+/// nullopt when even `limit` blocks miss p. Throws as blocked_fpr does (k = 0).
+/// For an explicit k (the CLI's --hashes without --bits); blocked_blocks_for
+/// picks k as well.
+inline std::optional<std::uint64_t> blocked_blocks_for_k(std::uint64_t n, double p, std::uint32_t k,
+                                                         std::uint32_t block_bits, std::uint64_t limit) {
+  return detail::smallest_meeting(1, limit, [&](std::uint64_t blocks) {
+    return blocked_fpr(static_cast<double>(blocks) * block_bits, static_cast<double>(n), k, block_bits) <= p;
+  });
+}
+
 namespace detail {
 
 inline std::uint64_t block_search_limit(std::uint64_t n, double p, std::uint32_t block_bits) {

@@ -214,9 +214,17 @@ inline split_block_bloom from_parquet_bitset(std::span<const std::byte> bitset, 
 template <>
 struct kind_traits<split_block_bloom> {
   static constexpr filter_kind kind = filter_kind::split_block_bloom;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "split-block";
+  static constexpr std::string_view summary =
+      "Apache Parquet's split-block filter (256-bit blocks, k = 8, XXH64)";
+  static constexpr std::string_view python_class = "SplitBlockBloom";
   static constexpr hash_spec default_hash = detail::split_block_policy::default_hash;
   static constexpr bool is_static = false;
   static constexpr bool grows = false;
+  static constexpr bool removes = false;
+  static constexpr bool merges = true;
+  static constexpr bool windows = false;
 };
 template <>
 struct kind_traits<split_block_bloom_view> : kind_traits<split_block_bloom> {};

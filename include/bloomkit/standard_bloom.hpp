@@ -644,9 +644,17 @@ class standard_bloom
 template <>
 struct kind_traits<standard_bloom> {
   static constexpr filter_kind kind = filter_kind::standard_bloom;
+  static constexpr std::string_view name = to_string(kind);
+  static constexpr std::string_view cli_name = "standard";
+  static constexpr std::string_view summary =
+      "classic Bloom filter: fewest bits per key for a given FPR, k random probes";
+  static constexpr std::string_view python_class = "StandardBloom";
   static constexpr hash_spec default_hash = hash_spec{};
   static constexpr bool is_static = false;
   static constexpr bool grows = false;
+  static constexpr bool removes = false;
+  static constexpr bool merges = true;
+  static constexpr bool windows = false;
 };
 template <>
 struct kind_traits<standard_bloom_view> : kind_traits<standard_bloom> {};

@@ -413,8 +413,10 @@ void add_hash(bk_builder& b, std::uint64_t h) {
       [&](auto& f) {
         using F = std::decay_t<decltype(f)>;
         if constexpr (incremental_filter<F>) {
-          if constexpr (std::is_same_v<F, cuckoo_filter>) {
-            if (f.try_insert_hash(h) == insert_result::full) throw error(errc::construction_failed, "bloomkit: the cuckoo filter is full");
+          if constexpr (fallible_insert<F>) {
+            if (f.try_insert_hash(h) == insert_result::full) {
+              throw error(errc::construction_failed, "bloomkit: the " + std::string(kind_traits<F>::cli_name) + " filter is full");
+            }
           } else {
             f.insert_hash(h);
           }

@@ -80,9 +80,25 @@ FilterClass = Union[
     "type[ScalableBloom]", "type[BinaryFuse]", "type[Ribbon]", "type[CuckooFilter]", "type[AgePartitionedBloom]",
 ]
 
+#: Every kind's facts (the library's kind_traits: names, default hash, capabilities), in the order
+#: the CLI lists them; the tables below are built from it.
+_KIND_FACTS: tuple[dict[str, Any], ...] = _bloomkit.kinds()
+
+#: The classes by the CLI's --kind spelling (bloomkit build --kind ...).
+KINDS: dict[str, Any] = {k["cli_name"]: getattr(_bloomkit, k["class_name"]) for k in _KIND_FACTS}
+
+# Other spellings: the file format's kind names, the CLI's with '_' for '-', and the class names.
+_ALIASES: dict[str, Any] = {
+    spelling: KINDS[k["cli_name"]]
+    for k in _KIND_FACTS
+    for spelling in (k["name"], k["cli_name"].replace("-", "_"), k["class_name"])
+}
+
+#: The hash each class uses unless told otherwise (as the CLI's kind table).
+_DEFAULT_HASH: dict[Any, tuple[str, int]] = {KINDS[k["cli_name"]]: tuple(k["default_hash"]) for k in _KIND_FACTS}
+
 # help(), repr(type) and tracebacks name the public module, not the extension.
-for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, ScalableBloom, BinaryFuse, Ribbon,
-             CuckooFilter, AgePartitionedBloom, SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
+for _cls in (*KINDS.values(), SparkBloom, SparkBloomVersion, GuavaBloom, GuavaStrategy,
              Error, InvalidArgumentError, MismatchError, HashMismatchError, FileError, FormatError,
              TruncatedError, CorruptError, ChecksumError, UnsupportedVersionError, UnknownKindError,
              ConstructionError, UnsupportedError, OutOfMemoryError, ReadOnlyError, ClosedError, KeyOverflowError,
@@ -91,46 +107,6 @@ for _cls in (SplitBlockBloom, BlockedBloom, StandardBloom, CountingBloom, Scalab
         _cls.__module__ = "bloomkit"
     except (AttributeError, TypeError):  # pragma: no cover - a type that refuses it keeps its name
         pass
-
-#: The classes by the CLI's --kind spelling (bloomkit build --kind ...).
-KINDS: dict[str, Any] = {
-    "standard": StandardBloom,
-    "blocked": BlockedBloom,
-    "split-block": SplitBlockBloom,
-    "binary-fuse": BinaryFuse,
-    "ribbon": Ribbon,
-    "counting": CountingBloom,
-    "scalable": ScalableBloom,
-    "cuckoo": CuckooFilter,
-    "window": AgePartitionedBloom,
-}
-
-# Other spellings: the file format's kind names and the class names.
-_ALIASES: dict[str, Any] = {
-    "standard_bloom": StandardBloom,
-    "blocked_bloom": BlockedBloom,
-    "split_block_bloom": SplitBlockBloom,
-    "split_block": SplitBlockBloom,
-    "binary_fuse": BinaryFuse,
-    "counting_bloom": CountingBloom,
-    "scalable_bloom": ScalableBloom,
-    "cuckoo_filter": CuckooFilter,
-    "age_partitioned_bloom": AgePartitionedBloom,
-    **{cls.__name__: cls for cls in KINDS.values()},
-}
-
-#: The hash each class uses unless told otherwise (as the CLI's kind table).
-_DEFAULT_HASH: dict[Any, tuple[str, int]] = {
-    SplitBlockBloom: ("xxh64", 0),
-    BlockedBloom: ("xxh3_64", 0),
-    StandardBloom: ("xxh3_64", 0),
-    CountingBloom: ("xxh3_64", 0),
-    ScalableBloom: ("xxh3_64", 0),
-    BinaryFuse: ("xxh3_64", 0),
-    Ribbon: ("xxh3_64", 0),
-    CuckooFilter: ("xxh3_64", 0),
-    AgePartitionedBloom: ("xxh3_64", 0),
-}
 
 
 def from_bytes(data: Any) -> Any:

@@ -47,37 +47,35 @@ class EngineError(ValueError):
     the column and the problem; no output file was written."""
 
 
-# Kinds whose per-partition filters OR-merge (counting: add with
-# saturation) into exactly the single-process filter.
-_MERGEABLE = {
-    "split-block": "SplitBlockBloom",
-    "blocked": "BlockedBloom",
-    "standard": "StandardBloom",
-    "counting": "CountingBloom",
-}
+# Every kind by its CLI spelling (the library's kind_traits, through bloomkit._KIND_FACTS).
+_FACTS = {k["cli_name"]: k for k in bloomkit._KIND_FACTS}
+
+
+def _refusal(facts) -> str:
+    """Why a kind's per-partition filters cannot be combined into the single-process filter."""
+    if facts["static"]:
+        return ("a static filter is built once from all keys and cannot be merged; build it in one process "
+                "(collect the keys or hashes) or use a Bloom kind")
+    if facts["no_merge_reason"]:
+        return facts["no_merge_reason"]
+    return (f"a {facts['cli_name']} filter's stages depend on the order of the inserts, so per-partition filters "
+            "do not merge into the single-process filter; give a capacity and use 'blocked' or 'split-block'")
+
+
+# Kinds whose per-partition filters OR-merge (counting: add with saturation)
+# into exactly the single-process filter: those that merge and do not grow
+# (a growing kind's stages depend on the order of the inserts).
+_MERGEABLE = {name: k["class_name"] for name, k in _FACTS.items() if k["merges"] and not k["grows"]}
 # Kinds refused, with the reason.
-_REFUSED = {
-    "scalable": "a scalable filter's stages depend on the order of the inserts, so per-partition filters do not "
-    "merge into the single-process filter; give a capacity and use 'blocked' or 'split-block'",
-    "binary-fuse": "a static filter is built once from all keys and cannot be merged; build it in one process "
-    "(collect the keys or hashes) or use a Bloom kind",
-    "ribbon": "a static filter is built once from all keys and cannot be merged; build it in one process "
-    "(collect the keys or hashes) or use a Bloom kind",
-    "cuckoo": "cuckoo filters do not merge (each key is one fingerprint in one of two buckets, so two tables "
-    "cannot be combined by OR); build it in one process or use 'counting' for a removable filter that merges",
-    "window": "window (age-partitioned) filters do not merge: the slices of two streams are at different ages; "
-    "feed the stream to one filter in order",
-}
-_CLASS_TO_NAME = {
-    "SplitBlockBloom": "split-block",
-    "BlockedBloom": "blocked",
-    "StandardBloom": "standard",
-    "CountingBloom": "counting",
-    "ScalableBloom": "scalable",
-    "BinaryFuse": "binary-fuse",
-    "Ribbon": "ribbon",
-    "CuckooFilter": "cuckoo",
-    "AgePartitionedBloom": "window",
+_REFUSED = {name: _refusal(k) for name, k in _FACTS.items() if name not in _MERGEABLE}
+_CLASS_TO_NAME = {k["class_name"]: name for name, k in _FACTS.items()}
+# Spellings the engines accept besides the CLI's: the file format's names (with '-') and a few common ones.
+_ALIASES = {
+    **{k["name"].replace("_", "-"): name for name, k in _FACTS.items()},
+    "splitblock": "split-block",
+    "sbbf": "split-block",
+    "fuse": "binary-fuse",
+    "binary-fuse8": "binary-fuse",
 }
 
 
@@ -85,10 +83,7 @@ def kind_name(kind) -> str:
     """The CLI spelling of ``kind`` (a spelling or one of bloomkit's classes)."""
     if isinstance(kind, str):
         name = kind.strip().lower().replace("_", "-")
-        aliases = {"split-block-bloom": "split-block", "splitblock": "split-block", "sbbf": "split-block",
-                   "blocked-bloom": "blocked", "standard-bloom": "standard", "counting-bloom": "counting",
-                   "scalable-bloom": "scalable", "fuse": "binary-fuse", "binary-fuse8": "binary-fuse"}
-        name = aliases.get(name, name)
+        name = _ALIASES.get(name, name)
         if name in _MERGEABLE or name in _REFUSED:
             return name
         raise ValueError(f"bloomkit: unknown kind {kind!r}; one of {sorted(list(_MERGEABLE) + list(_REFUSED))}")

@@ -17,7 +17,6 @@
 
 #include <array>
 #include <cstdint>
-#include <type_traits>
 
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/kernels.hpp"
@@ -57,10 +56,11 @@ void set_error_from_current_exception() noexcept;
 // order of inserts (an OR of bits and a count) defer: the bits after any
 // sequence of calls are the ones the immediate adds would have given.
 
-/// Kinds whose per-key add is deferred (see above).
+/// Kinds whose per-key add is deferred (see above): one fixed bit array
+/// (has_bit_array, not a growing kind's stages), so an insert is an OR of
+/// bits plus a count.
 template <class F>
-inline constexpr bool defers_adds =
-    std::is_same_v<F, split_block_bloom> || std::is_same_v<F, blocked_bloom> || std::is_same_v<F, standard_bloom>;
+inline constexpr bool defers_adds = incremental_filter<F> && has_bit_array<F> && !kind_traits<F>::grows;
 
 /// Hashes parked by deferred adds: enough adds of a Python loop (40-60 ns
 /// each) to cover a DRAM miss.
@@ -77,10 +77,10 @@ struct deferred_adds {
 /// Prefetches, for writing, the line(s) that insert_hash(h) will change.
 template <class F>
 void prefetch_insert(const F& f, std::uint64_t h) noexcept {
-  if constexpr (std::is_same_v<F, standard_bloom>) {
-    kernels::prefetch_standard_probes(f.words().data(), h, f.bit_count(), f.num_hashes(), true);
-  } else {
+  if constexpr (has_blocks<F>) {
     kernels::prefetch_for_write(f.blocks().data() + kernels::block_index(h, f.num_blocks()));
+  } else {
+    kernels::prefetch_standard_probes(f.words().data(), h, f.bit_count(), f.num_hashes(), true);
   }
 }
 
@@ -115,7 +115,7 @@ py_filter<F>* ready(PyObject* self) {
 /// answer; python/tests/test_fast_paths.py checks it against the batch path).
 template <class X>
 bool query_one(const X& f, std::uint64_t h) {
-  if constexpr (std::is_same_v<X, standard_bloom> || std::is_same_v<X, standard_bloom_view>) {
+  if constexpr (requires { f.may_contain_hash_branch_free(h); }) {
     return f.may_contain_hash_branch_free(h);
   } else {
     return f.may_contain_hash(h);

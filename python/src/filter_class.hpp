@@ -170,7 +170,23 @@ class released_section {
   std::atomic<int>& count_;
 };
 
-/// Per-kind facts the common code needs: the CLI's name and the file kind.
+/// The docstrings of the accessors whose meaning varies by kind, as most
+/// kinds mean them; a kind's kind_info (kinds.hpp) derives from this and
+/// states its own where it means something else.
+struct kind_docs {
+  /// num_hashes: what k counts.
+  static constexpr const char* k_doc = "Probes per key (k).";
+  /// capacity: what the design capacity counts.
+  static constexpr const char* capacity_doc = "The design number of keys.";
+  /// design_fpr: the rate the parameters give (a bound with a confidence for some kinds).
+  static constexpr const char* design_fpr_doc =
+      "The false-positive rate the parameters give at the design capacity (the kind's own model, as in estimated_fpr).";
+  /// fill_ratio: what the fill is.
+  static constexpr const char* fill_doc = "Fraction of bits (counters) set, in [0, 1]. O(size).";
+};
+
+/// What only the Python class says about kind F (kinds.hpp); every other
+/// fact is the library's kind_traits<F>.
 template <class F>
 struct kind_info;
 
@@ -191,8 +207,10 @@ std::span<const std::byte> raw_bytes(const X& f) {
   }
 }
 
+/// Kinds whose state is one array (the buffer protocol exports it); a kind
+/// made of stages has several and exports none.
 template <class F>
-constexpr bool has_single_buffer = !std::is_same_v<F, scalable_bloom>;
+constexpr bool has_single_buffer = !requires(const F& f) { f.stages(); };
 
 
 /// may_contain over a batch: out[i] for each key, false for a missing
@@ -388,38 +406,6 @@ nb::dict params_dict(const X& f) {
   return d;
 }
 
-/// The docstring of `capacity` (kind_info<F>::capacity_doc where the kind
-/// counts its capacity in something other than keys).
-template <class F>
-constexpr const char* capacity_doc() {
-  if constexpr (requires { kind_info<F>::capacity_doc; }) {
-    return kind_info<F>::capacity_doc;
-  } else {
-    return "The design number of keys.";
-  }
-}
-
-/// The docstring of `design_fpr` (kind_info<F>::design_fpr_doc where it is a
-/// bound with a confidence rather than the sizing model's rate).
-template <class F>
-constexpr const char* design_fpr_doc() {
-  if constexpr (requires { kind_info<F>::design_fpr_doc; }) {
-    return kind_info<F>::design_fpr_doc;
-  } else {
-    return "The false-positive rate the parameters give at the design capacity (the kind's own model, as in estimated_fpr).";
-  }
-}
-
-/// The docstring of `fill_ratio` (kind_info<F>::fill_doc where it means more than bits set).
-template <class F>
-constexpr const char* fill_doc() {
-  if constexpr (requires { kind_info<F>::fill_doc; }) {
-    return kind_info<F>::fill_doc;
-  } else {
-    return "Fraction of bits (counters) set, in [0, 1]. O(size).";
-  }
-}
-
 /// The pickle reduction (see __reduce_ex__ below).
 template <class F>
 nb::object reduce_ex(nb::handle py_self, int protocol) {
@@ -535,13 +521,13 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       },
       "What `inserted` is: \"exact\" (a count), \"at_most\" (an upper bound: an intersection keeps the\n"
       "smaller input's count) or \"estimated\" (from the bits set, e.g. a filter taken from Parquet).");
-  def_state(cls, "capacity", [](const auto& f) { return f.capacity(); }, capacity_doc<F>());
+  def_state(cls, "capacity", [](const auto& f) { return f.capacity(); }, kind_info<F>::capacity_doc);
   def_state(cls, "target_fpr", [](const auto& f) { return f.target_fpr(); }, "The design false-positive rate.");
   def_scan(cls, "estimated_cardinality", [](const auto& f) { return f.estimated_cardinality(); },
            "Distinct keys estimated from the bits set (a static filter knows its key count). O(size).");
   def_scan(cls, "estimated_fpr", [](const auto& f) { return f.estimated_fpr(); },
            "The false-positive rate for the bits set now (exact for these bits under a uniform hash). O(size).");
-  def_state(cls, "design_fpr", [](const auto& f) { return f.design_fpr(); }, design_fpr_doc<F>());
+  def_state(cls, "design_fpr", [](const auto& f) { return f.design_fpr(); }, kind_info<F>::design_fpr_doc);
   def_scan(cls, "saturated", [](const auto& f) { return f.saturated(); },
            "True once more distinct keys than the capacity went in (beyond the estimate's noise).");
   def_state(cls, "size_in_bytes", [](const auto& f) { return f.size_in_bytes(); },
@@ -564,7 +550,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
         if constexpr (requires { f.adopt_key_type(t); }) {
           f.adopt_key_type(t);
         } else {
-          throw bloomkit::error(errc::unsupported, std::string(kind_info<F>::class_name) + " has no key type to adopt");
+          throw bloomkit::error(errc::unsupported, std::string(kind_traits<F>::python_class) + " has no key type to adopt");
         }
       },
       "key_type"_a,
@@ -576,7 +562,7 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
   def_state(cls, "params", [](const auto& f) { return params_dict<F>(f); },
             "The parameters that fix the filter's layout and design point, as a dict.");
   cls.def_prop_ro(
-          "kind", [](const W&) { return std::string(kind_info<F>::cli_name); },
+          "kind", [](const W&) { return std::string(kind_traits<F>::cli_name); },
           "The kind's name as the CLI spells it (bloomkit.kind(name) maps it back to this class).")
       .def_prop_ro(
           "read_only", [](const W& self) { return !self.owned.has_value(); },
@@ -728,19 +714,17 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
       });
 
   if constexpr (has_fill_ratio<F>) {
-    def_scan(cls, "fill_ratio", [](const auto& f) { return f.fill_ratio(); }, fill_doc<F>());
+    def_scan(cls, "fill_ratio", [](const auto& f) { return f.fill_ratio(); }, kind_info<F>::fill_doc);
   }
   return cls;
 }
 
-// ---- inserting: the kinds that can fill up (cuckoo) ----------------------------
+// ---- inserting: the kinds that can fill up (fallible_insert) --------------------
 
-/// Kinds whose insert can refuse a key because the table is full (cuckoo):
-/// they have try_insert_hash, which answers insert_result instead of throwing.
+/// Kinds whose insert can refuse a key because the table is full: the
+/// library's fallible_insert (try_insert_hash answers instead of throwing).
 template <class F>
-concept fills_up = requires(F& f, std::uint64_t h) {
-  { f.try_insert_hash(h) } -> std::same_as<insert_result>;
-};
+concept fills_up = fallible_insert<F>;
 
 /// bloomkit.FullError for a kind that filled up: says what is full and that nothing changed.
 template <class F>
@@ -811,7 +795,7 @@ template <class F>
 concept tests_and_adds = requires(F& f, std::uint64_t h) { f.insert_if_absent_hash(h); };
 
 /// insert_if_absent_hash as a bool: true when the key was certainly absent and
-/// is now stored. A cuckoo filter's `full` (absent, no room) raises FullError.
+/// is now stored. A fills_up kind's `full` (absent, no room) raises FullError.
 template <class F>
 bool insert_if_absent_one(F& f, std::uint64_t h) {
   if constexpr (fills_up<F>) {
@@ -898,8 +882,8 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
     if (!nb::try_cast<W*>(other_handle, other_ptr) || other_ptr == nullptr) {
       const std::string theirs = str_of(other_handle.type().attr("__name__"));
       throw bloomkit::error(errc::mismatch, std::string(intersect ? "intersect" : "merge") + ": a " +
-                                                std::string(kind_info<F>::class_name) + " combines only with a " +
-                                                std::string(kind_info<F>::class_name) + ", not a " + theirs);
+                                                std::string(kind_traits<F>::python_class) + " combines only with a " +
+                                                std::string(kind_traits<F>::python_class) + ", not a " + theirs);
     }
     const W& other = *other_ptr;
     const released_section mine_section(self);
@@ -996,7 +980,7 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
 /// insert_if_absent over a batch: out[i] true where key i was certainly
 /// absent (earlier keys of the batch included) and is now stored; false for
 /// keys that may have been present and for Arrow nulls (skipped). The keys
-/// are hashed and checked first (a bad key changes nothing); a cuckoo filter
+/// are hashed and checked first (a bad key changes nothing); a fills_up filter
 /// that fills up is restored to its state before the call (FullError).
 template <class F>
 nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashes) {

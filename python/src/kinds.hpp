@@ -1,6 +1,8 @@
-// python/src/kinds.hpp - kind_info<F> for every kind (the Python class name,
-// the CLI's spelling, the kind's own parameter fields) and bind_kind<F>, the
-// one template that makes a kind's Python class.
+// python/src/kinds.hpp - kind_info<F> for every kind (what only the Python
+// class says about it: its parameter fields and docstrings) and bind_kind<F>,
+// the one template that makes a kind's Python class. The class name, the CLI
+// spelling, the default hash and the capabilities are the library's
+// kind_traits<F> (bloomkit/filter.hpp).
 //
 // bind_kind<F> derives everything from the library's concepts and traits
 // (bloomkit/filter.hpp): the common surface (bind_filter_common), the
@@ -19,17 +21,15 @@ namespace bloomkit::python {
 
 // ---- kind_info: the per-kind facts ---------------------------------------------
 //
-//   class_name   the Python class          cli_name    `bloomkit build --kind` spelling
 //   fields(d, f) the kind's own entries of `params` (params_dict adds the
 //                design point and the hash)
 //   plain_init   [opt] the kind is built as Class(capacity, fpr=0.01, *, hash, hash_seed)
-//   k_doc        [opt] the docstring of num_hashes (what k counts for this kind)
-//   capacity_doc, fill_doc, design_fpr_doc, repr_state(f)   [opt] see filter_class.hpp
+//   k_doc, capacity_doc, fill_doc, design_fpr_doc   [opt] docstrings where the
+//                the kind means something other than kind_docs (filter_class.hpp) says
+//   repr_state(f) [opt] see filter_class.hpp
 
 template <>
-struct kind_info<split_block_bloom> {
-  static constexpr std::string_view class_name = "SplitBlockBloom";
-  static constexpr std::string_view cli_name = "split-block";
+struct kind_info<split_block_bloom> : kind_docs {
   static constexpr bool plain_init = true;
   static constexpr const char* k_doc = "Bits set per key (k).";
   template <class X>
@@ -40,9 +40,7 @@ struct kind_info<split_block_bloom> {
 };
 
 template <>
-struct kind_info<blocked_bloom> {
-  static constexpr std::string_view class_name = "BlockedBloom";
-  static constexpr std::string_view cli_name = "blocked";
+struct kind_info<blocked_bloom> : kind_docs {
   static constexpr bool plain_init = true;
   static constexpr const char* k_doc = "Bits set per key (k).";
   template <class X>
@@ -52,9 +50,7 @@ struct kind_info<blocked_bloom> {
 };
 
 template <>
-struct kind_info<standard_bloom> {
-  static constexpr std::string_view class_name = "StandardBloom";
-  static constexpr std::string_view cli_name = "standard";
+struct kind_info<standard_bloom> : kind_docs {
   static constexpr bool plain_init = true;
   template <class X>
   static void fields(nb::dict& d, const X& f) {
@@ -64,9 +60,7 @@ struct kind_info<standard_bloom> {
 };
 
 template <>
-struct kind_info<counting_bloom> {
-  static constexpr std::string_view class_name = "CountingBloom";
-  static constexpr std::string_view cli_name = "counting";
+struct kind_info<counting_bloom> : kind_docs {
   static constexpr bool plain_init = true;
   static constexpr const char* k_doc = "Counters per key (k).";
   template <class X>
@@ -77,9 +71,7 @@ struct kind_info<counting_bloom> {
 };
 
 template <>
-struct kind_info<scalable_bloom> {
-  static constexpr std::string_view class_name = "ScalableBloom";
-  static constexpr std::string_view cli_name = "scalable";
+struct kind_info<scalable_bloom> : kind_docs {
   template <class X>
   static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
@@ -91,9 +83,7 @@ struct kind_info<scalable_bloom> {
 };
 
 template <>
-struct kind_info<binary_fuse> {
-  static constexpr std::string_view class_name = "BinaryFuse";
-  static constexpr std::string_view cli_name = "binary-fuse";
+struct kind_info<binary_fuse> : kind_docs {
   template <class X>
   static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
@@ -107,9 +97,7 @@ struct kind_info<binary_fuse> {
 };
 
 template <>
-struct kind_info<ribbon> {
-  static constexpr std::string_view class_name = "Ribbon";
-  static constexpr std::string_view cli_name = "ribbon";
+struct kind_info<ribbon> : kind_docs {
   template <class X>
   static void fields(nb::dict& d, const X& f) {
     const auto& p = f.params();
@@ -122,9 +110,7 @@ struct kind_info<ribbon> {
 };
 
 template <>
-struct kind_info<cuckoo_filter> {
-  static constexpr std::string_view class_name = "CuckooFilter";
-  static constexpr std::string_view cli_name = "cuckoo";
+struct kind_info<cuckoo_filter> : kind_docs {
   static constexpr const char* fill_doc =
       "The load factor: stored fingerprints over table slots, in [0, 1] (the victim slot counts as a key).";
   template <class X>
@@ -136,9 +122,7 @@ struct kind_info<cuckoo_filter> {
 };
 
 template <>
-struct kind_info<age_partitioned_bloom> {
-  static constexpr std::string_view class_name = "AgePartitionedBloom";
-  static constexpr std::string_view cli_name = "window";
+struct kind_info<age_partitioned_bloom> : kind_docs {
   static constexpr const char* k_doc = "Slices each key is written to (k); a query looks for k consecutive hits.";
   static constexpr const char* capacity_doc =
       "The window asked for: keys for a count window, time units (the caller's clock) for a time window.";
@@ -183,30 +167,13 @@ struct kind_info<age_partitioned_bloom> {
 
 // ---- bind_kind --------------------------------------------------------------------
 
-/// num_hashes' docstring: kind_info<F>::k_doc, or probes per key.
-template <class F>
-constexpr const char* k_doc() {
-  if constexpr (requires { kind_info<F>::k_doc; }) {
-    return kind_info<F>::k_doc;
-  } else {
-    return "Probes per key (k).";
-  }
-}
-
-/// Kinds that remove keys (counting, cuckoo): remove_hash and count_estimate_hash.
-template <class F>
-concept removes_keys = requires(F& f, const F& c, std::uint64_t h) {
-  { f.remove_hash(h) } -> std::same_as<remove_result>;
-  c.count_estimate_hash(h);
-};
-
-/// The Python class of kind F, named kind_info<F>::class_name, with class
+/// The Python class of kind F, named kind_traits<F>::python_class, with class
 /// docstring `doc` (see the file comment for what it derives).
 template <class F>
 nb::class_<py_filter<F>> bind_kind(nb::module_& m, const char* doc) {
   using K = kind_info<F>;
   using W = py_filter<F>;
-  auto cls = bind_filter_common<F>(m, K::class_name.data(), doc);
+  auto cls = bind_filter_common<F>(m, kind_traits<F>::python_class.data(), doc);
 
   if constexpr (requires { K::plain_init; }) {
     cls.def(
@@ -225,7 +192,7 @@ nb::class_<py_filter<F>> bind_kind(nb::module_& m, const char* doc) {
     def_state(cls, "num_blocks", [](const auto& f) { return f.num_blocks(); }, "Number of blocks.");
   }
   if constexpr (has_probe_count<F>) {
-    def_state(cls, "num_hashes", [](const auto& f) { return f.num_hashes(); }, k_doc<F>());
+    def_state(cls, "num_hashes", [](const auto& f) { return f.num_hashes(); }, kind_info<F>::k_doc);
   }
   if constexpr (has_bit_array<F>) {
     def_state(cls, "bit_count", [](const auto& f) { return f.bit_count(); }, "Bits in the filter (m).");
@@ -239,7 +206,7 @@ nb::class_<py_filter<F>> bind_kind(nb::module_& m, const char* doc) {
   if constexpr (incremental_filter<F>) {
     bind_insertable<F>(cls);
   }
-  if constexpr (removes_keys<F>) {
+  if constexpr (removable_filter<F>) {
     cls.def(
            "remove",
            [](W& self, key_arg key) {

@@ -124,6 +124,24 @@ def test_kind_names_map_to_classes():
         bloomkit.kind("cuckoo-ish")
 
 
+def test_kind_table_comes_from_the_extension():
+    # The package's tables are the library's kind_traits, as _bloomkit.kinds() gives them.
+    facts = bloomkit._bloomkit.kinds()
+    assert [k["cli_name"] for k in facts] == list(bloomkit.KINDS)
+    assert list(bloomkit.KINDS) == ["standard", "blocked", "split-block", "binary-fuse", "ribbon", "counting",
+                                    "scalable", "cuckoo", "window"]
+    for k in facts:
+        cls = bloomkit.KINDS[k["cli_name"]]
+        assert cls.__name__ == k["class_name"]
+        assert bloomkit.kind(k["name"]) is cls and bloomkit.kind(k["class_name"]) is cls
+        assert bloomkit._hash_spec_of(cls) == k["default_hash"]
+        assert k["inserts"] is not k["static"]
+        if k["cli_name"] in ("standard", "blocked", "split-block", "counting"):
+            assert cls(100, 0.01).hash_spec == k["default_hash"]
+    assert bloomkit._hash_spec_of("split-block") == ("xxh64", 0)
+    assert {k["cli_name"] for k in facts if k["removes"]} == {"counting", "cuckoo"}
+
+
 def test_exact_parameter_constructors():
     f = bloomkit.SplitBlockBloom.with_blocks(100)
     assert f.num_blocks == 100 and f.size_in_bytes == 3200

@@ -112,7 +112,7 @@ void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigne
       return;
     }
   }
-  if constexpr (std::is_same_v<Filter, cuckoo_filter>) {
+  if constexpr (fallible_insert<Filter>) {
     // A multiset, as the library's insert: a key read d times is stored d
     // times (d removes take it out). Storing a key only when absent would
     // lose keys that are false positives of others, and a later remove of
@@ -121,7 +121,7 @@ void insert_batch(Filter& filter, std::span<const std::uint64_t> hashes, unsigne
     const std::size_t done = filter.try_insert_many(hashes);
     if (done < hashes.size()) {
       throw error(errc::construction_failed,
-                  "the cuckoo filter is full after " + std::to_string(filter.inserted()) + " keys (load " +
+                  "the " + std::string(kind_traits<Filter>::cli_name) + " filter is full after " + std::to_string(filter.inserted()) + " keys (load " +
                       std::to_string(filter.load_factor()) + " of " + std::to_string(filter.slots()) +
                       " slots; a key repeated more than 8 times also fills its buckets); give a larger --capacity "
                       "or remove duplicates first (sort -u)");
@@ -324,7 +324,7 @@ void check_fits_in_memory(const kind_entry& entry, std::uint64_t capacity, doubl
                 "--capacity %llu at --fpr %g needs about %.3g bytes (%.3g GiB) for --kind %s; this machine has "
                 "%.3g GiB of memory. Use a smaller --capacity (or a larger --fpr), or build per partition and merge.",
                 static_cast<unsigned long long>(capacity), fpr, bytes, bytes / 1073741824.0,
-                std::string(entry.name).c_str(), memory / 1073741824.0);
+                std::string(entry.cli_name).c_str(), memory / 1073741824.0);
   throw usage_error(message);
 }
 
@@ -351,11 +351,11 @@ int run_build(const build_options& o) {
   if (o.hashes && *o.hashes == 0) throw usage_error("--hashes must be at least 1");
   if ((o.bits || o.hashes) && !has_exact_parameters(entry.kind)) {
     throw usage_error("--bits and --hashes apply to --kind standard, blocked, split-block and counting, not " +
-                      std::string(entry.name));
+                      std::string(entry.cli_name));
   }
   if (o.threads == 0) throw usage_error("--threads must be at least 1");
   if (o.layout && entry.kind != filter_kind::ribbon) {
-    throw usage_error("--layout applies to --kind ribbon only, not " + std::string(entry.name));
+    throw usage_error("--layout applies to --kind ribbon only, not " + std::string(entry.cli_name));
   }
   if (o.layout && *o.layout != "standard" && *o.layout != "bumped") {
     throw usage_error("--layout must be standard or bumped, got \"" + *o.layout + "\"");
@@ -436,7 +436,7 @@ int run_build(const build_options& o) {
   } else {
     // ---- size the filter -----------------------------------------------------
     // A capacity is a number of distinct keys (distinct_count.hpp), except
-    // for a kind that holds every insert (the cuckoo multiset) and a count
+    // for a kind that holds every insert (a multiset, stores_repeats) and a count
     // window, which forgets by insert count: those count inserts.
     const auto capacity_of_input = [&](std::uint64_t inserts) {
       return info.stores_repeats ? inserts : distinct.capacity();

@@ -45,7 +45,7 @@ void register_query(CLI::App& app, command_table& table);
 void register_info(CLI::App& app, command_table& table);
 void register_set_ops(CLI::App& app, command_table& table);  // merge and intersect
 void register_parquet(CLI::App& app, command_table& table);  // parquet list/probe/extract/encode/write
-void register_remove(CLI::App& app, command_table& table);   // counting and cuckoo filters
+void register_remove(CLI::App& app, command_table& table);   // the kinds that remove keys
 void register_dedupe(CLI::App& app, command_table& table);   // streaming uniq by test-and-add
 void register_fold(CLI::App& app, command_table& table);     // halve block filters down to a target FPR
 void register_completion(CLI::App& app, command_table& table);  // hidden: completion bash|zsh|fish, man

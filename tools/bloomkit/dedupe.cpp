@@ -16,8 +16,8 @@
 // --window-seconds T reads TIME<TAB>KEY lines (the rules of build
 // --window-seconds, time_window_input.hpp) and prints a line when its KEY is
 // certainly not among the keys of the last T seconds (planned for up to N
-// keys per T seconds): "unique within the last T seconds". --kind cuckoo
-// stops with exit 2 when its table is full.
+// keys per T seconds): "unique within the last T seconds". A kind whose
+// inserts can fail (fallible_insert) stops with exit 2 when its table is full.
 //
 // A bad line (a key that does not parse; for a time window also no TAB, a
 // TIME that is not a whole number, a TIME below the one above it) is exit 2
@@ -62,7 +62,7 @@ struct dedupe_options {
 int run_dedupe(const dedupe_options& o) {
   const kind_entry& entry = find_kind(o.kind);
   const kind_info info = info_of(entry.kind);
-  if (info.is_static) throw usage_error("--kind " + std::string(entry.name) + " is static; dedupe needs a kind that inserts");
+  if (info.is_static) throw usage_error("--kind " + std::string(entry.cli_name) + " is static; dedupe needs a kind that inserts");
   if (!(o.fpr > 0.0 && o.fpr < 1.0)) throw usage_error("--fpr must be in (0, 1)");
   if (o.capacity == 0) throw usage_error("--capacity must be at least 1");
   if (entry.kind == filter_kind::age_partitioned_bloom) {
@@ -102,12 +102,12 @@ int run_dedupe(const dedupe_options& o) {
         key_hasher hasher(format, f.hash());
         auto batch = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> text) {
           std::vector<std::uint64_t> bits;
-          if constexpr (std::is_same_v<F, cuckoo_filter>) {
+          if constexpr (fallible_insert<F>) {
             cuckoo_batch_result r = f.try_insert_if_absent_many(hashes);
             if (r.processed < hashes.size()) {
               flush();
               throw error(errc::construction_failed,
-                          "the cuckoo filter is full after " + std::to_string(f.inserted()) +
+                          "the " + std::string(kind_traits<F>::cli_name) + " filter is full after " + std::to_string(f.inserted()) +
                               " distinct lines; give a larger --capacity (the lines printed so far are correct)");
             }
             bits = std::move(r.inserted_bits);
@@ -126,7 +126,7 @@ int run_dedupe(const dedupe_options& o) {
           lines += hashes.size();
           if (out.size() >= (std::size_t{1} << 20)) flush();
         };
-        if constexpr (std::is_same_v<F, age_partitioned_bloom>) {
+        if constexpr (windowed_filter<F>) {
           if (o.window_seconds) {
             // A time window: each line's KEY is tested and added at its TIME.
             std::uint64_t latest = f.state().now;

@@ -77,7 +77,7 @@ filter_summary summarize_one(const F& f, filter_kind kind) {
   s.estimated_fpr = f.estimated_fpr();
   s.design_fpr = f.design_fpr();
   s.saturated = f.saturated();
-  if constexpr (std::is_same_v<F, age_partitioned_bloom> || std::is_same_v<F, age_partitioned_bloom_view>) {
+  if constexpr (windowed_filter<F>) {
     if (f.params().generation_time != 0) {
       s.capacity_in_time = true;
       s.capacity_unit = f.params().time_unit == apbf_time_unit::seconds ? "seconds" : "time_units";
@@ -85,7 +85,7 @@ filter_summary summarize_one(const F& f, filter_kind kind) {
       s.generation_time = f.params().generation_time;
     }
   }
-  if constexpr (std::is_same_v<F, ribbon> || std::is_same_v<F, ribbon_view>) {
+  if constexpr (requires { f.layout(); }) {
     s.layout = f.layout() == ribbon_layout::bumped ? "bumped" : "standard";
   }
   return s;

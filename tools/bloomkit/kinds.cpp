@@ -1,18 +1,15 @@
-// tools/bloomkit/kinds.cpp - the kind table (see kinds.hpp).
+// tools/bloomkit/kinds.cpp - what the CLI adds to the library's list of kinds (see kinds.hpp).
 #include "kinds.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/counting_bloom.hpp"
-#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/scalable_bloom.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/split_block_bloom.hpp"
@@ -72,18 +69,10 @@ any_filter exact_blocked(std::uint64_t bits, std::uint32_t k, std::uint64_t capa
   };
   std::uint64_t blocks = (bits + 511) / 512;
   if (bits == 0) {
-    // --hashes alone: the fewest blocks meeting --fpr with this k (doubling, then bisection).
-    std::uint64_t lo = 1, hi = 1;
-    while (fpr_of(hi, k) > target_fpr) {
-      lo = hi + 1;
-      hi *= 2;
-      if (hi > (std::uint64_t{1} << 40)) throw usage_error("--hashes " + std::to_string(k) + " cannot reach this --fpr");
-    }
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (fpr_of(mid, k) <= target_fpr) hi = mid; else lo = mid + 1;
-    }
-    blocks = hi;
+    // --hashes alone: the fewest blocks meeting --fpr with this k.
+    const auto found = sizing::blocked_blocks_for_k(capacity, target_fpr, k, 512, std::uint64_t{1} << 40);
+    if (!found) throw usage_error("--hashes " + std::to_string(k) + " cannot reach this --fpr");
+    blocks = *found;
   }
   if (k == 0) {
     double best = 2.0;
@@ -117,46 +106,23 @@ std::string normalized(std::string_view name) {
   return out;
 }
 
-// The spellings and help lines only. Split-block filters hash with XXH64,
-// seed 0 by default (kind_traits<split_block_bloom>::default_hash): that is
-// what a Parquet reader expects (docs/PARQUET.md), so a CLI-built filter can
-// be copied into a Parquet file. The others default to XXH3-64.
-const std::array<kind_entry, 9> table = {{
-    {"standard", filter_kind::standard_bloom,
-     "classic Bloom filter: fewest bits per key for a given FPR, k random probes"},
-    {"blocked", filter_kind::blocked_bloom, "all k probes in one 64-byte cache line: one cache miss per lookup"},
-    {"split-block", filter_kind::split_block_bloom,
-     "Apache Parquet's split-block filter (256-bit blocks, k = 8, XXH64)"},
-    {"binary-fuse", filter_kind::binary_fuse,
-     "static: binary fuse filter, 8- or 16-bit fingerprints (FPR 2^-8 / 2^-16), ~9 / ~18 bits per key"},
-    {"ribbon", filter_kind::ribbon, "static: Ribbon filter, FPR 2^-r for r = 1..16, ~1.05 r bits per key (--layout bumped: ~1.01 r)"},
-    {"counting", filter_kind::counting_bloom,
-     "4-bit counters in place of bits: supports `bloomkit remove`, 4x the standard filter's size"},
-    {"scalable", filter_kind::scalable_bloom,
-     "grows by blocked stages (x2 keys, x0.85 FPR each): stays under --fpr past --capacity"},
-    {"cuckoo", filter_kind::cuckoo_filter,
-     "cuckoo filter: supports `bloomkit remove` at ~log2(1/p) + 3 bits per key (not 4x); no merge"},
-    {"window", filter_kind::age_partitioned_bloom,
-     "age-partitioned Bloom filter: remembers only the last --window N keys, FPR bound at every moment"},
-}};
-
 }  // namespace
 
-std::span<const kind_entry> kind_table() { return table; }
+std::span<const kind_entry> kind_table() { return all_kinds; }
 
 std::string kind_names() {
   std::string names;
-  for (const auto& entry : table) {
+  for (const auto& entry : kind_table()) {
     if (!names.empty()) names += ", ";
-    names += entry.name;
+    names += entry.cli_name;
   }
   return names;
 }
 
 const kind_entry& find_kind(std::string_view name) {
   const std::string wanted = normalized(name);
-  for (const auto& entry : table) {
-    if (normalized(entry.name) == wanted || normalized(to_string(entry.kind)) == wanted) return entry;
+  for (const auto& entry : kind_table()) {
+    if (normalized(entry.cli_name) == wanted || normalized(entry.name) == wanted) return entry;
   }
   const bool number = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (number) {
@@ -164,7 +130,7 @@ const kind_entry& find_kind(std::string_view name) {
                       "per key use --hashes " + std::string(name));
   }
   std::vector<std::string> names;
-  for (const auto& entry : table) names.emplace_back(entry.name);
+  for (const auto& entry : kind_table()) names.emplace_back(entry.cli_name);
   const std::string near = nearest_name(wanted, names);
   throw usage_error("unknown --kind \"" + std::string(name) + "\"" +
                     (near.empty() ? std::string() : "; did you mean " + near + "?") + " (choose one of: " +
@@ -176,7 +142,7 @@ void refuse_fpr_target(const kind_entry& entry, std::uint64_t capacity, double t
   char standard[32];
   std::snprintf(standard, sizeof standard, "%.1f",
                 standard_bits_per_key(std::max<std::uint64_t>(capacity, 1), target_fpr));
-  throw usage_error("--kind " + std::string(entry.name) + " cannot reach --fpr " +
+  throw usage_error("--kind " + std::string(entry.cli_name) + " cannot reach --fpr " +
                     bloomkit::format_number(target_fpr) + ": " + why +
                     ". Use --kind standard, which reaches any FPR (" + standard + " bits per key here)" + also +
                     ", or a larger --fpr" +
@@ -185,11 +151,13 @@ void refuse_fpr_target(const kind_entry& entry, std::uint64_t capacity, double t
 
 void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double target_fpr) {
   const std::uint64_t n = std::max<std::uint64_t>(capacity, 1);
-  if (entry.kind == filter_kind::cuckoo_filter) {
-    const double floor = bloomkit::cuckoo_filter::lowest_plannable_fpr();
+  if (entry.lowest_fpr != nullptr) {
+    const double floor = entry.lowest_fpr();
     if (target_fpr < floor) {
-      char why[96];
-      std::snprintf(why, sizeof why, "its 16-bit fingerprints reach FPR %.3g at best (at 95 %% load)", floor);
+      char figure[32];
+      std::snprintf(figure, sizeof figure, "%.3g", floor);
+      std::string why(entry.lowest_fpr_reason);
+      if (const auto at = why.find("{}"); at != std::string::npos) why.replace(at, 2, figure);
       refuse_fpr_target(entry, n, target_fpr, why, "");
     }
     return;

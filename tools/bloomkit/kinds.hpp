@@ -1,11 +1,11 @@
 // tools/bloomkit/kinds.hpp - the filter kinds the CLI can build, by CLI name.
 //
-// One row per kind: its --kind spelling, the library kind it stands for and
-// one line of help. Everything else about a kind (default hash, static or
-// not, whether it grows, how --fpr picks its parameters, how it is built)
-// is the library's kind_traits (bloomkit/filter.hpp), reached through
-// info_of / make_filter / build_static_filter (bloomkit/format/registry.hpp).
-// Adding a kind to the CLI is adding a row in kinds.cpp.
+// The table is the library's list of kinds (bloomkit::all_kinds, the facts
+// each kind's kind_traits states: its --kind spelling, its help line,
+// default hash, static or not, whether it grows, removes or merges),
+// reached through info_of / make_filter / build_static_filter
+// (bloomkit/format/registry.hpp). A new kind needs no line here; this file
+// keeps only what is the CLI's own: how --fpr is refused, --bits/--hashes.
 #pragma once
 
 #include <span>
@@ -17,11 +17,9 @@
 
 namespace bloomkit::cli {
 
-struct kind_entry {
-  std::string_view name;     ///< the --kind value, e.g. "split-block"
-  filter_kind kind;          ///< the library's kind (and what the file records)
-  std::string_view summary;  ///< one line for --help
-};
+/// One row of the kind table: a kind's facts (cli_name is the --kind value,
+/// kind what the file records, summary the line for --help).
+using kind_entry = kind_info;
 
 /// Throws usage_error when `entry` cannot reach `target_fpr` for `capacity`
 /// keys without far more memory than the math needs: a block filter's FPR
@@ -31,7 +29,7 @@ struct kind_entry {
 /// figures and the kind to use instead. Refused when the kind needs more
 /// than twice the standard filter's bits (plus two blocks, so that a few
 /// keys in a block or two are never refused).
-/// Cuckoo filters are refused below what 16-bit fingerprints reach, and
+/// Fingerprint kinds are refused below what their widest fingerprints reach, and
 /// scalable ones where their first (blocked) stage is past what the library
 /// plans (sizing::max_size_over_classic).
 void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double target_fpr);
@@ -44,7 +42,7 @@ void check_fpr_reachable(const kind_entry& entry, std::uint64_t capacity, double
                                     const std::string& why, const std::string& also);
 
 /// True for the kinds that take exact parameters (--bits, --hashes):
-/// standard, blocked, split-block, counting.
+/// standard, blocked, split-block, counting (the kinds make_exact_filter builds).
 bool has_exact_parameters(filter_kind kind) noexcept;
 
 /// For --bits M / --hashes K: a new, empty filter of `kind` with exactly M

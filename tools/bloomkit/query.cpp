@@ -231,7 +231,7 @@ int run_bloomkit_query(const query_options& o) {
               return "a Spark filter";
             } else if constexpr (std::is_same_v<F, guava_bloom_view>) {
               return "a Guava filter";
-            } else if constexpr (std::is_same_v<F, age_partitioned_bloom_view>) {
+            } else if constexpr (windowed_filter<F>) {
               return "a count window";
             } else {
               return "a " + std::string(to_string(format_codec<F>::kind));
@@ -279,7 +279,7 @@ int run_bloomkit_query(const query_options& o) {
           bool answers[key_batch_size];
           auto answer = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
             const auto t = clock_type::now();
-            if constexpr (std::is_same_v<std::decay_t<decltype(filter)>, age_partitioned_bloom_view>) {
+            if constexpr (windowed_filter<std::decay_t<decltype(filter)>>) {
               if (o.at) {
                 // As of TIME: generations that would have ended by then are
                 // ignored (a TIME before the file's clock answers as of it).

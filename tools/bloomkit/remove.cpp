@@ -1,8 +1,8 @@
 // tools/bloomkit/remove.cpp - `bloomkit remove FILE [KEY...]`: delete keys
-// from a counting or cuckoo filter (bloomkit build --kind counting|cuckoo)
-// and write it back.
+// from a filter of a kind that removes (kind_traits<F>::removes; the
+// removable_filter concept) and write it back.
 //
-// Each key is removed once (counting_bloom::remove, cuckoo_filter::remove). A key that is certainly
+// Each key is removed once (remove_hash). A key that is certainly
 // absent (a zero counter) is refused and changes nothing; it is reported as
 // "absent", not as an error, so a batch of deletions goes through.
 //
@@ -38,7 +38,6 @@
 #include <vector>
 
 #include "bloomkit/counting_bloom.hpp"
-#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/file_format.hpp"
 #include "commands.hpp"
 #include "json_out.hpp"
@@ -58,6 +57,19 @@ struct remove_options {
   bool json = false;
   bool quiet = false;
 };
+
+/// The --kind names of the kinds that remove keys (kind_traits<F>::removes),
+/// each after `prefix`, joined by `separator`.
+std::string removing_kinds(std::string_view separator, std::string_view prefix) {
+  std::string out;
+  for (const kind_info& k : all_kinds) {
+    if (!k.removes) continue;
+    if (!out.empty()) out += separator;
+    out += prefix;
+    out += k.cli_name;
+  }
+  return out;
+}
 
 void append_hex_bytes(std::string& out, std::string_view bytes) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -99,10 +111,11 @@ int run_remove(const remove_options& o) {
   const std::string target = o.output.empty() ? o.file : o.output;
   check_output(target, o.inputs, o.output.empty() ? "FILE" : "-o");
   any_filter loaded = load(std::filesystem::path(o.file));
-  if (!std::holds_alternative<counting_bloom>(loaded) && !std::holds_alternative<cuckoo_filter>(loaded)) {
+  if (!std::visit([](const auto& f) { return removable_filter<std::decay_t<decltype(f)>>; }, loaded)) {
     throw error(errc::unsupported, "'" + o.file + "' holds a " + std::string(to_string(kind_of(loaded))) +
-                                       "; only counting and cuckoo filters can remove keys (build one with --kind "
-                                       "counting or --kind cuckoo)");
+                                       "; only " + removing_kinds(" and ", "") +
+                                       " filters can remove keys (build one with " +
+                                       removing_kinds(" or ", "--kind ") + ")");
   }
   // The file's key type picks the format when none is given, and refuses
   // one whose keys never convert into it, before any key is read.
@@ -113,7 +126,7 @@ int run_remove(const remove_options& o) {
   std::visit(
       [&](auto& f) {
         using F = std::decay_t<decltype(f)>;
-        if constexpr (std::is_same_v<F, counting_bloom> || std::is_same_v<F, cuckoo_filter>) {
+        if constexpr (removable_filter<F>) {
           key_hasher hasher(format, f.hash());
           auto remove_batch = [&](std::span<const std::uint64_t> hashes, std::span<const std::string_view> lines) {
             for (std::size_t i = 0; i < hashes.size(); ++i) {
@@ -157,11 +170,10 @@ int run_remove(const remove_options& o) {
   if (!o.quiet) {
     std::visit(
         [&](const auto& f) {
-          using F = std::decay_t<decltype(f)>;
           std::string detail;
-          if constexpr (std::is_same_v<F, counting_bloom>) {
+          if constexpr (requires { f.saturated_counters(); }) {
             detail = std::to_string(f.saturated_counters()) + " saturated counters";
-          } else if constexpr (std::is_same_v<F, cuckoo_filter>) {
+          } else if constexpr (requires { f.full(); }) {
             detail = "load " + std::to_string(100 * f.load_factor()).substr(0, 5) + "%" +
                      (f.full() ? ", still full" : "");
           }

@@ -39,7 +39,7 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
 // body is only prefetches (a loop over a key's probe lines, a batch window's
 // slots) is found to have no side effects, and GCC 12 deletes every call to
 // it: at -O2 standard_bloom's concurrent batched inserts and the batched
-// lookups of binary_fuse, ribbon and cuckoo_filter would compile with no
+// lookups of the static and fingerprint kinds would compile with no
 // prefetch at all. tests/codegen/prefetch.cmake checks that each batch path
 // keeps them.
 

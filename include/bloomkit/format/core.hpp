@@ -376,8 +376,8 @@ void write_items(std::span<const Item> items, Sink& sink) {
 }
 
 /// The writing half of a codec whose payload is one array of little-endian
-/// 64-bit words, `Source::words()`, in order (standard, counting, Ribbon,
-/// cuckoo and window filters). A codec derives from it and adds its
+/// 64-bit words, `Source::words()`, in order (every kind whose state is one
+/// word array). A codec derives from it and adds its
 /// parameters and reading.
 template <class Source>
 struct word_payload {

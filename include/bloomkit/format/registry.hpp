@@ -27,13 +27,17 @@
 // plus `template <> struct format_codec<your_view> : format_codec<your_filter> {};`
 // Then, here: one #include line below, and append your type to any_filter
 // (and your view type to any_filter_view). The dispatch by kind id, the
-// header, checksums, atomic saving, mapping and inspect need no change.
+// header, checksums, atomic saving, mapping and inspect need no change, and
+// neither do the shells: the CLI's --kind table, Python's kind tables and the
+// playground read your kind_traits (filter.hpp lists its facts) through
+// all_kinds below. docs/ARCHITECTURE.md has the whole recipe.
 // Document your parameters and payload in docs/FORMAT.md (its section for
 // your kind is a placeholder) and add your kind to tests/file_format_test.cpp's
 // round-trip list. Changing an existing kind's bytes needs a new format
 // version (docs/FORMAT.md, "Versions").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -66,6 +70,53 @@ using any_filter =
 using any_filter_view =
     std::variant<standard_bloom_view, blocked_bloom_view, split_block_bloom_view, binary_fuse_view, ribbon_view,
                  counting_bloom_view, scalable_bloom_view, cuckoo_filter_view, age_partitioned_bloom_view>;
+
+/// Calls fn(std::type_identity<F>{}) for every owning type F of any_filter,
+/// in the list's order: the one walk over the kinds that tables (the
+/// CLI's, the Python package's, the playground's) are built from.
+template <class Fn>
+constexpr void for_each_kind(Fn&& fn) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (fn(std::type_identity<std::variant_alternative_t<I, any_filter>>{}), ...);
+  }(std::make_index_sequence<std::variant_size_v<any_filter>>{});
+}
+
+/// The number of kinds a file can hold.
+inline constexpr std::size_t kind_count = std::variant_size_v<any_filter>;
+
+/// Every kind's facts (kind_traits) as values, in the order of any_filter.
+inline constexpr std::array<kind_info, kind_count> all_kinds = [] {
+  std::array<kind_info, kind_count> out{};
+  std::size_t i = 0;
+  for_each_kind([&](auto tag) { out[i++] = info_of<typename decltype(tag)::type>(); });
+  return out;
+}();
+
+/// The kind named `name` (kind_traits<F>::name, as to_string spells it), or nullopt.
+constexpr std::optional<filter_kind> parse_filter_kind(std::string_view name) noexcept {
+  for (const kind_info& k : all_kinds) {
+    if (k.name == name) return k.kind;
+  }
+  return std::nullopt;
+}
+
+namespace detail::format {
+/// The traits' capability flags agree with what the types can do.
+template <class F>
+constexpr bool capabilities_agree() noexcept {
+  using T = kind_traits<F>;
+  static_assert(T::name == to_string(T::kind));
+  static_assert(T::removes == removable_filter<F>, "kind_traits<F>::removes disagrees with removable_filter<F>");
+  static_assert(T::merges == mergeable_with<F, F>, "kind_traits<F>::merges disagrees with F::merge");
+  static_assert(T::is_static == !incremental_filter<F>, "kind_traits<F>::is_static disagrees with incremental_filter<F>");
+  return true;
+}
+static_assert([] {
+  bool ok = true;
+  for_each_kind([&](auto tag) { ok = ok && capabilities_agree<typename decltype(tag)::type>(); });
+  return ok;
+}());
+}  // namespace detail::format
 
 /// The kind id files store for Filter (a filter or its view).
 template <serializable_filter Filter>
