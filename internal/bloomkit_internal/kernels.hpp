@@ -1,9 +1,11 @@
-// bloomkit/kernels.hpp - the building blocks under the filters, published
-// for benchmarks and experiments (bench/ measures them one by one): the
-// batch pipeline, prefetch, the range reductions, the block selector, the
-// block layouts (policies) and the standard filter's probe loop. The filters
-// themselves never need these names; they are stable within a version, and
-// their contracts are the ones documented where they are defined.
+// bloomkit_internal/kernels.hpp - the building blocks under the filters,
+// named for the code in this repository that measures or drives them one by
+// one (bench/, python/src, tests/codegen): the batch pipeline, prefetch, the
+// range reductions, the block selector, the block layouts (policies) and
+// the standard filter's probe loop. Not installed and not API: the names
+// follow the library from commit to commit, and their contracts are the
+// ones documented where they are defined. Users of the installed package
+// have the filters, which never need these names.
 #pragma once
 
 #include "bloomkit/block_filter.hpp"
