@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/block_filter.hpp"
@@ -53,6 +54,36 @@ void require_shard_of(const block_filter_params& whole, const shard_layout& layo
           "block shard: index " + std::to_string(s) + " is not below " + std::to_string(layout.shards()));
 }
 
+/// What a shard is, owned or viewed: shard `index` of `layout` over the
+/// logical filter `whole`, its blocks (Blocks: a span of borrowed blocks or
+/// a vector of its own) and the hashes inserted into it, checked once
+/// (require_shard_of) and answered by the same accessors in both forms.
+template <block_policy P, class Blocks>
+class shard_state {
+ public:
+  using block_type = typename P::block_type;
+
+  [[nodiscard]] const block_filter_params& whole_params() const noexcept { return whole_; }
+  [[nodiscard]] const shard_layout& layout() const noexcept { return layout_; }
+  [[nodiscard]] std::uint32_t index() const noexcept { return index_; }
+  [[nodiscard]] std::uint64_t first_block() const noexcept { return layout_.first_block(index_); }
+  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
+
+ protected:
+  shard_state(const block_filter_params& whole, const shard_layout& layout, std::uint32_t s, Blocks blocks,
+              std::uint64_t inserted)
+      : whole_(whole), layout_(layout), index_(s), blocks_(std::move(blocks)), inserted_(inserted) {
+    require_shard_of<P>(whole_, layout_, s);
+  }
+
+  block_filter_params whole_;
+  shard_layout layout_;
+  std::uint32_t index_;
+  Blocks blocks_;
+  std::uint64_t inserted_;
+};
+
 /// Throws errc::invalid_argument naming both shards unless every hash routes to `s`.
 inline void require_routed_to(const shard_layout& layout, std::uint32_t s, std::span<const std::uint64_t> hashes,
                               std::string_view operation) {
@@ -86,9 +117,17 @@ void shard_test_many(const typename P::block_type* blocks, std::uint64_t global_
 /// parameters `whole`, over borrowed blocks (a mapped shard file). Answers
 /// only hashes that route to it; the blocks must outlive it.
 template <detail::block_policy P>
-class block_shard_view {
+class block_shard_view : public detail::shard_state<P, std::span<const typename P::block_type>> {
+  using state = detail::shard_state<P, std::span<const typename P::block_type>>;
+  using state::blocks_;
+  using state::index_;
+  using state::inserted_;
+  using state::layout_;
+  using state::whole_;
+
  public:
   using block_type = typename P::block_type;
+  using state::first_block;
 
   /// Views `blocks` as shard `s` of `layout` for the logical filter `whole`.
   /// Throws errc::invalid_argument for a bad s or a layout whose block count
@@ -96,8 +135,7 @@ class block_shard_view {
   /// shard's range length.
   block_shard_view(const block_filter_params& whole, const shard_layout& layout, std::uint32_t s,
                    std::span<const block_type> blocks, std::uint64_t inserted)
-      : whole_(whole), layout_(layout), index_(s), blocks_(blocks), inserted_(inserted) {
-    detail::require_shard_of<P>(whole_, layout_, s);
+      : state(whole, layout, s, blocks, inserted) {
     detail::require(blocks_.size() == layout_.block_count(s), errc::mismatch,
                     "block shard " + std::to_string(s) + ": expected " + std::to_string(layout_.block_count(s)) +
                         " blocks, got " + std::to_string(blocks_.size()));
@@ -118,25 +156,12 @@ class block_shard_view {
     detail::shard_test_many<P>(blocks_.data(), whole_.blocks, first_block(), whole_.k, hashes, out.data());
   }
 
-  [[nodiscard]] const block_filter_params& whole_params() const noexcept { return whole_; }
-  [[nodiscard]] const shard_layout& layout() const noexcept { return layout_; }
-  [[nodiscard]] std::uint32_t index() const noexcept { return index_; }
-  [[nodiscard]] std::uint64_t first_block() const noexcept { return layout_.first_block(index_); }
-  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-
   /// The shard as the normal filter its file holds (blocks = range length;
   /// see the header comment: its own may_contain is not the logical filter's).
   [[nodiscard]] block_filter_view<P> file_view() const {
     return block_filter_view<P>(detail::shard_file_params<P>(whole_, layout_, index_), blocks_, inserted_);
   }
 
- private:
-  block_filter_params whole_;
-  shard_layout layout_;
-  std::uint32_t index_;
-  std::span<const block_type> blocks_;
-  std::uint64_t inserted_;
 };
 
 /// An owning shard being built: zero blocks for shard s's range, filled with
@@ -144,7 +169,14 @@ class block_shard_view {
 /// repeats), its blocks equal blocks [first_block(s), ...) of the unsharded
 /// block_filter<P>(whole) -- see the header comment.
 template <detail::block_policy P>
-class block_shard {
+class block_shard : public detail::shard_state<P, std::vector<typename P::block_type>> {
+  using state = detail::shard_state<P, std::vector<typename P::block_type>>;
+  using state::blocks_;
+  using state::index_;
+  using state::inserted_;
+  using state::layout_;
+  using state::whole_;
+
  public:
   using block_type = typename P::block_type;
   using view_type = block_shard_view<P>;
@@ -152,8 +184,7 @@ class block_shard {
   /// An empty shard s of `layout` for the logical filter `whole`; the same
   /// checks as block_shard_view.
   block_shard(const block_filter_params& whole, const shard_layout& layout, std::uint32_t s)
-      : whole_(whole), layout_(layout), index_(s) {
-    detail::require_shard_of<P>(whole_, layout_, s);
+      : state(whole, layout, s, {}, 0) {
     blocks_.assign(layout_.block_count(s), block_type{});
   }
 
@@ -204,19 +235,6 @@ class block_shard {
     view().may_contain_many(hashes, out);
   }
 
-  [[nodiscard]] const block_filter_params& whole_params() const noexcept { return whole_; }
-  [[nodiscard]] const shard_layout& layout() const noexcept { return layout_; }
-  [[nodiscard]] std::uint32_t index() const noexcept { return index_; }
-  [[nodiscard]] std::uint64_t first_block() const noexcept { return layout_.first_block(index_); }
-  [[nodiscard]] std::span<const block_type> blocks() const noexcept { return blocks_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return inserted_; }
-
- private:
-  block_filter_params whole_;
-  shard_layout layout_;
-  std::uint32_t index_;
-  std::vector<block_type> blocks_;
-  std::uint64_t inserted_ = 0;
 };
 
 }  // namespace bloomkit

@@ -56,28 +56,6 @@ inline void hash_keys_scalar(const K* keys, std::size_t n, hash_spec spec, std::
   unreachable();
 }
 
-#if BLOOMKIT_X86_KERNELS
-/// hash_keys_lanes for spec's algorithm.
-template <batch_hashable_key K>
-inline void hash_keys_avx512(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
-  switch (spec.algorithm) {
-    case hash_algorithm::xxh64: hash_keys_lanes<true>(keys, n, spec.seed, out); return;
-    case hash_algorithm::xxh3_64: hash_keys_lanes<false>(keys, n, spec.seed, out); return;
-  }
-  unreachable();
-}
-
-/// hash_keys_mixed_avx2 for spec's algorithm.
-template <batch_hashable_key K>
-inline void hash_keys_avx2(const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
-  switch (spec.algorithm) {
-    case hash_algorithm::xxh64: hash_keys_mixed_avx2<true>(keys, n, spec.seed, out); return;
-    case hash_algorithm::xxh3_64: hash_keys_mixed_avx2<false>(keys, n, spec.seed, out); return;
-  }
-  unreachable();
-}
-#endif
-
 /// out[i] = hash_key(keys[i], spec) for i < n under kernel `k` (the lane
 /// versions for kernel::avx512 and kernel::avx2, which this CPU must
 /// support; the portable loop under sse41 and scalar). spec must be a known
@@ -86,12 +64,21 @@ template <batch_hashable_key K>
 inline void hash_keys(kernel k, const K* keys, std::size_t n, hash_spec spec, std::uint64_t* out) noexcept {
   with_kernel(k, [&]([[maybe_unused]] auto tag) {
 #if BLOOMKIT_X86_KERNELS
-    if constexpr (decltype(tag)::value == kernel::avx512) {
-      hash_keys_avx512(keys, n, spec, out);
-      return;
-    } else if constexpr (decltype(tag)::value == kernel::avx2) {
-      hash_keys_avx2(keys, n, spec, out);
-      return;
+    constexpr kernel run = decltype(tag)::value;
+    if constexpr (run == kernel::avx512 || run == kernel::avx2) {
+      // The lanes take the algorithm as a compile-time flag.
+      const auto lanes = [&](auto xxh64) {
+        if constexpr (run == kernel::avx512) {
+          hash_keys_lanes<decltype(xxh64)::value>(keys, n, spec.seed, out);
+        } else {
+          hash_keys_mixed_avx2<decltype(xxh64)::value>(keys, n, spec.seed, out);
+        }
+      };
+      switch (spec.algorithm) {
+        case hash_algorithm::xxh64: lanes(std::true_type{}); return;
+        case hash_algorithm::xxh3_64: lanes(std::false_type{}); return;
+      }
+      unreachable();
     }
 #endif
     hash_keys_scalar(keys, n, spec, out);
