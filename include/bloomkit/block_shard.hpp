@@ -119,15 +119,8 @@ void shard_test_many(const typename P::block_type* blocks, std::uint64_t global_
 template <detail::block_policy P>
 class block_shard_view : public detail::shard_state<P, std::span<const typename P::block_type>> {
   using state = detail::shard_state<P, std::span<const typename P::block_type>>;
-  using state::blocks_;
-  using state::index_;
-  using state::inserted_;
-  using state::layout_;
-  using state::whole_;
-
  public:
   using block_type = typename P::block_type;
-  using state::first_block;
 
   /// Views `blocks` as shard `s` of `layout` for the logical filter `whole`.
   /// Throws errc::invalid_argument for a bad s or a layout whose block count
@@ -136,15 +129,16 @@ class block_shard_view : public detail::shard_state<P, std::span<const typename 
   block_shard_view(const block_filter_params& whole, const shard_layout& layout, std::uint32_t s,
                    std::span<const block_type> blocks, std::uint64_t inserted)
       : state(whole, layout, s, blocks, inserted) {
-    detail::require(blocks_.size() == layout_.block_count(s), errc::mismatch,
-                    "block shard " + std::to_string(s) + ": expected " + std::to_string(layout_.block_count(s)) +
-                        " blocks, got " + std::to_string(blocks_.size()));
+    detail::require(this->blocks_.size() == this->layout_.block_count(s), errc::mismatch,
+                    "block shard " + std::to_string(s) + ": expected " + std::to_string(this->layout_.block_count(s)) +
+                        " blocks, got " + std::to_string(this->blocks_.size()));
   }
 
   /// True if h may be in the logical filter; h must route here (else errc::invalid_argument).
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const {
-    detail::require_routed_to(layout_, index_, std::span<const std::uint64_t>(&h, 1), "may_contain_hash");
-    return detail::block_test<P>(blocks_[detail::block_index(h, whole_.blocks) - first_block()], h, whole_.k);
+    detail::require_routed_to(this->layout_, this->index_, std::span<const std::uint64_t>(&h, 1), "may_contain_hash");
+    const std::uint64_t at = detail::block_index(h, this->whole_.blocks) - this->first_block();
+    return detail::block_test<P>(this->blocks_[at], h, this->whole_.k);
   }
 
   /// out[i] = may_contain_hash(hashes[i]), pipelined. Every hash must route
@@ -152,14 +146,16 @@ class block_shard_view : public detail::shard_state<P, std::span<const typename 
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     detail::require(hashes.size() == out.size(), errc::invalid_argument,
                     "block shard: may_contain_many needs as many outputs as hashes");
-    detail::require_routed_to(layout_, index_, hashes, "may_contain_many");
-    detail::shard_test_many<P>(blocks_.data(), whole_.blocks, first_block(), whole_.k, hashes, out.data());
+    detail::require_routed_to(this->layout_, this->index_, hashes, "may_contain_many");
+    detail::shard_test_many<P>(this->blocks_.data(), this->whole_.blocks, this->first_block(), this->whole_.k, hashes,
+                               out.data());
   }
 
   /// The shard as the normal filter its file holds (blocks = range length;
   /// see the header comment: its own may_contain is not the logical filter's).
   [[nodiscard]] block_filter_view<P> file_view() const {
-    return block_filter_view<P>(detail::shard_file_params<P>(whole_, layout_, index_), blocks_, inserted_);
+    return block_filter_view<P>(detail::shard_file_params<P>(this->whole_, this->layout_, this->index_), this->blocks_,
+                                this->inserted_);
   }
 
 };
