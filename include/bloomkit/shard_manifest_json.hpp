@@ -145,16 +145,11 @@ class manifest_sax {
       files.emplace_back();
       stack_.push_back(level::entry);
     } else {
-      if (manifest_value* at = place()) at->t = manifest_value::type::object;
-      skip_ = 1;
+      skip_container(manifest_value::type::object);
     }
     return true;
   }
-  bool end_object() {
-    if (skip_ > 0) return --skip_, true;
-    stack_.pop_back();
-    return true;
-  }
+  bool end_object() { return close_container(); }
   bool start_array(std::size_t) {
     if (skip_ > 0) return ++skip_, true;
     const place_kind where = here();
@@ -163,16 +158,11 @@ class manifest_sax {
       root.slot("files").t = manifest_value::type::array;
       stack_.push_back(level::files);
     } else {
-      if (manifest_value* at = place()) at->t = manifest_value::type::array;
-      skip_ = 1;
+      skip_container(manifest_value::type::array);
     }
     return true;
   }
-  bool end_array() {
-    if (skip_ > 0) return --skip_, true;
-    stack_.pop_back();
-    return true;
-  }
+  bool end_array() { return close_container(); }
   bool key(json::string_t& k) {
     if (skip_ == 0) key_ = std::move(k);
     return true;
@@ -195,6 +185,18 @@ class manifest_sax {
       case level::entry: break;
     }
     return place_kind::entry_field;
+  }
+  /// A container the reader does not look into: its place (if known) records
+  /// its type, and its contents are skipped.
+  void skip_container(manifest_value::type t) {
+    if (manifest_value* at = place()) at->t = t;
+    skip_ = 1;
+  }
+  /// The end of an object or array: one level up, or out of a skipped one.
+  bool close_container() {
+    if (skip_ > 0) return --skip_, true;
+    stack_.pop_back();
+    return true;
   }
   /// Where the value that starts now is kept (nullptr: it is skipped).
   manifest_value* place() {
