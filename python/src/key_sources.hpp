@@ -1,15 +1,23 @@
 // python/src/key_sources.hpp - the steps make_batch (keys.cpp) builds a key
-// batch from that more than one file needs: an Arrow array read in place, an
-// Arrow dictionary array, and the check of a described batch against its
-// key type.
+// batch from that more than one file needs: the class of a NumPy dtype, an
+// Arrow array read in place, an Arrow dictionary array, and the check of a
+// described batch against its key type.
 #pragma once
 
 #include <nanobind/nanobind.h>
+
+#include <string>
 
 #include "keys.hpp"
 
 namespace bloomkit::python {
 
+
+/// The class of the values of a NumPy dtype of kind `kind` (dtype.kind):
+/// booleans, integers, floats of at most 8 bytes, datetime64 (date for unit
+/// "D", timestamp otherwise); `other` for every other kind, text included
+/// (whether text is one key or many is the caller's to say).
+value_class numpy_kind_class(const std::string& kind, nb::handle dtype);
 
 /// The class of an Arrow type's values (a dictionary's: its values').
 value_class arrow_class(nb::handle type);

@@ -175,21 +175,26 @@ void adopt_class(key_batch& batch, value_class c, bool may_adopt) {
   batch.adopts = t;
 }
 
-// ---- NumPy ------------------------------------------------------------------------
+}  // namespace
 
-/// The class of a NumPy dtype's values (object and text dtypes: `other`,
-/// their elements are classed one by one).
-value_class numpy_class(nb::handle dtype) {
-  const std::string kind = utf8_string(dtype.attr("kind"));
+value_class numpy_kind_class(const std::string& kind, nb::handle dtype) {
   if (kind == "b") return value_class::boolean;
   if (kind == "i" || kind == "u") return value_class::integer;
   if (kind == "f") return nb::cast<int>(dtype.attr("itemsize")) <= 8 ? value_class::floating : value_class::other;
   if (kind == "M") {
-    const nb::tuple data = nb::cast<nb::tuple>(numpy().attr("datetime_data")(dtype));
+    const nb::tuple data = nb::cast<nb::tuple>(numpy_module().attr("datetime_data")(dtype));
     return utf8_string(data[0]) == "D" ? value_class::date : value_class::timestamp;
   }
   return value_class::other;
 }
+
+namespace {
+
+// ---- NumPy ------------------------------------------------------------------------
+
+/// The class of a NumPy dtype's values (object and text dtypes: `other`,
+/// their elements are classed one by one).
+value_class numpy_class(nb::handle dtype) { return numpy_kind_class(utf8_string(dtype.attr("kind")), dtype); }
 
 /// A validity bitmap (Arrow's layout) of `arr` where `missing` (a NumPy bool
 /// array) is false, kept alive by the batch; nullptr when nothing is missing.
