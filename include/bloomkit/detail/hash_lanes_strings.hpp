@@ -133,9 +133,12 @@ struct column_strings {
 };
 
 /// out[j] for the strings of group `base` of source s that `live` leaves
-/// out: the scalar XXH64 (Xxh64) or XXH3-64.
+/// out: the scalar XXH64 (Xxh64) or XXH3-64. Kept out of line: the lane
+/// loops call it for a few strings only, and inlined it costs them the
+/// registers and code size of a whole scalar hash (bench/micro
+/// BM_hash_column, BM_hash_key_strings).
 template <bool Xxh64, class S>
-inline void strings_left_out(const S& s, std::size_t base, unsigned live, std::uint64_t seed, std::uint64_t* out) {
+[[gnu::noinline]] void strings_left_out(const S& s, std::size_t base, unsigned live, std::uint64_t seed, std::uint64_t* out) {
   for (unsigned rest = ~live & 0xffU; rest != 0; rest &= rest - 1) {
     const std::size_t j = base + static_cast<std::size_t>(__builtin_ctz(rest));
     out[j] = s.template hash<Xxh64>(j, seed);
