@@ -12,17 +12,19 @@ if(NOT LIBBLOOM_INCLUDE_DIR OR NOT LIBBLOOM_LIBRARY)
 endif()
 
 add_executable(bloomkit_compare ${PROJECT_SOURCE_DIR}/bench/compare.cpp)
-target_include_directories(bloomkit_compare PRIVATE ${LIBBLOOM_INCLUDE_DIR})
+target_include_directories(bloomkit_compare PRIVATE ${PROJECT_SOURCE_DIR}/internal ${LIBBLOOM_INCLUDE_DIR})
 target_link_libraries(bloomkit_compare PRIVATE bloomkit::bloomkit bloomkit_warnings ${LIBBLOOM_LIBRARY})
 
 find_package(benchmark REQUIRED)
 add_executable(bloomkit_micro ${PROJECT_SOURCE_DIR}/bench/micro.cpp)
+target_include_directories(bloomkit_micro PRIVATE ${PROJECT_SOURCE_DIR}/internal)
 target_link_libraries(bloomkit_micro PRIVATE bloomkit::bloomkit bloomkit_warnings benchmark::benchmark)
 
 # bloomkit_static_bench  bench/static_bench.cpp: binary fuse and Ribbon beside
 #                        split_block_bloom (bits/key, FPR, build and lookup ns);
 #                        --build KIND N builds one filter for a peak-RSS check
 add_executable(bloomkit_static_bench ${PROJECT_SOURCE_DIR}/bench/static_bench.cpp)
+target_include_directories(bloomkit_static_bench PRIVATE ${PROJECT_SOURCE_DIR}/internal)
 target_link_libraries(bloomkit_static_bench PRIVATE bloomkit::bloomkit bloomkit_warnings)
 
 # bloomkit_concurrent_bench  bench/concurrent.cpp: insert_many vs

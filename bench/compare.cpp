@@ -51,7 +51,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "bloomkit/kernels.hpp"
+#include "bloomkit_internal/kernels.hpp"
 #include "bloomkit/bloomkit.hpp"
 
 namespace {

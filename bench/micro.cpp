@@ -49,7 +49,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomkit/kernels.hpp"
+#include "bloomkit_internal/kernels.hpp"
 #include "bloomkit/bloomkit.hpp"
 
 namespace {

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomkit/kernels.hpp"
+#include "bloomkit_internal/kernels.hpp"
 #include "bloomkit/binary_fuse.hpp"
 #include "bloomkit/ribbon.hpp"
 #include "bloomkit/split_block_bloom.hpp"

@@ -34,24 +34,7 @@ F make_with(const std::vector<std::uint64_t>& hashes, std::uint64_t capacity, ha
   }
 }
 
-// A copy of `bytes` starting 64-byte aligned, as view() needs (a mapped file is).
-class aligned_copy {
- public:
-  explicit aligned_copy(const std::vector<std::byte>& bytes) : words_((bytes.size() + 63) / 64 + 1) {
-    std::memcpy(words_.data(), bytes.data(), bytes.size());
-    size_ = bytes.size();
-  }
-  [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
-    return {reinterpret_cast<const std::byte*>(words_.data()), size_};
-  }
-
- private:
-  struct alignas(64) line {
-    std::byte b[64];
-  };
-  std::vector<line> words_;
-  std::size_t size_ = 0;
-};
+using bloomkit::test::aligned_copy;
 
 std::vector<std::uint64_t> hashes_of(std::uint64_t n, std::uint64_t seed) {
   splitmix64 g(seed);

@@ -1,9 +1,9 @@
-// bloomkit/kernels.hpp - the building blocks under the filters, published
-// for benchmarks and experiments (bench/ measures them one by one): the
-// batch pipeline, prefetch, the range reductions, the block selector, the
-// block layouts (policies) and the standard filter's probe loop. The filters
-// themselves never need these names; they are stable within a version, and
-// their contracts are the ones documented where they are defined.
+// bloomkit/kernels.hpp - deprecated: the building blocks under the filters
+// (prefetch, range reductions, block layouts, probe loops) are private to
+// the library and no longer published. Code that still names
+// bloomkit::kernels::X keeps compiling, with a deprecation warning at each
+// use; the filters' own calls (insert, may_contain and their batch forms)
+// are the supported way to the same kernels. This header will be removed.
 #pragma once
 
 #include "bloomkit/block_filter.hpp"
@@ -13,36 +13,12 @@
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
 
-namespace bloomkit::kernels {
+namespace bloomkit {
 
-/// Keys a batched call looks ahead (measured; detail/simd_batch.hpp).
-using detail::batch_window;
-/// prefetch_pipeline<Window>(n, hash_at, prefetch(h), visit(i, h)): hash and
-/// prefetch the key `Window` ahead while visiting the current one.
-using detail::prefetch_pipeline;
-/// Cache-line prefetch for reading / for writing.
-using detail::prefetch;
-using detail::prefetch_for_write;
-/// Multiply-shift reductions of a hash to [0, range) (Lemire 2019).
-using detail::reduce32;
-using detail::reduce64;
-/// The block a hash selects among `blocks` (Parquet's rule, block_filter.hpp).
-using detail::block_index;
-/// A block's single-key test and set through the run-time kernel choice
-/// (what single calls did before they inlined their compile-time kernel;
-/// block_filter.hpp, "single-key calls"), and the inlined ones they use now.
-using detail::block_set;
-using detail::block_set_dispatched;
-using detail::block_test;
-using detail::block_test_dispatched;
-/// The two block layouts: 512-bit cache lines (blocked_bloom) and Parquet's
-/// 256-bit split blocks (split_block_bloom).
-using detail::cache_line_policy;
-using detail::split_block_policy;
-/// The standard filter's probe loop (standard_bloom.hpp): the k-probe test
-/// with early exit, the words it reads, and the prefetch of the first probes.
-using detail::prefetch_standard_probes;
-using detail::standard_test;
-using detail::standard_words_read;
+/// Every name the building blocks had here (and the rest of the private
+/// namespace with them), each use warned as deprecated.
+namespace [[deprecated("bloomkit::kernels is private to the library; use the filters' calls")]] kernels {
+using namespace bloomkit::detail;
+}  // namespace kernels
 
-}  // namespace bloomkit::kernels
+}  // namespace bloomkit

@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "bloomkit/blocked_bloom.hpp"
-#include "bloomkit/kernels.hpp"
+#include "bloomkit_internal/kernels.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"
 #include "keys.hpp"

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "errors.hpp"
+#include "key_sources.hpp"
 
 namespace bloomkit::python {
 
@@ -262,15 +263,8 @@ value_class class_of(nb::handle key) {
   if (is_numpy_scalar(o)) {
     const nb::object dtype = key.attr("dtype");
     const std::string kind = utf8_string(dtype.attr("kind"));
-    if (kind == "b") return value_class::boolean;
-    if (kind == "i" || kind == "u") return value_class::integer;
-    if (kind == "f") return nb::cast<int>(dtype.attr("itemsize")) <= 8 ? value_class::floating : value_class::other;
-    if (kind == "M") {
-      const nb::tuple data = nb::cast<nb::tuple>(numpy_module().attr("datetime_data")(dtype));
-      return utf8_string(data[0]) == "D" ? value_class::date : value_class::timestamp;
-    }
-    if (kind == "S" || kind == "U") return value_class::bytes;
-    return value_class::other;
+    if (kind == "S" || kind == "U") return value_class::bytes;  // a text scalar is one key's bytes
+    return numpy_kind_class(kind, dtype);
   }
   if (PyObject_CheckBuffer(o)) return value_class::bytes;
   return value_class::other;

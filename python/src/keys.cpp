@@ -1,7 +1,8 @@
 // python/src/keys.cpp - batches of Python keys (keys.hpp: NumPy arrays,
 // Arrow arrays, pandas columns, iterables) described, converted into the
 // filter's key type and checked; and bind_keys: _hash_key / _hash_keys, the
-// hashing the public bloomkit.hash_key(s) wrap. One key: key_values.cpp.
+// hashing the public bloomkit.hash_key(s) wrap. One key: key_values.cpp;
+// paths and text: paths.cpp; Arrow dictionary arrays: arrow_dictionary.cpp.
 #include "keys.hpp"
 
 #include <nanobind/stl/optional.h>
@@ -16,49 +17,13 @@
 #include <type_traits>
 
 #include "errors.hpp"
+#include "key_sources.hpp"
 
 using namespace nanobind::literals;
 
 namespace bloomkit::python {
 
 void throw_invalid(const std::string& message) { throw bloomkit::error(errc::invalid_argument, message); }
-
-std::string fs_path(nb::handle path) {
-  nb::object text = nb::borrow(path);
-  if (!PyUnicode_Check(path.ptr()) && !PyBytes_Check(path.ptr())) {
-    // os.PathLike: __fspath__ called here, not by PyOS_FSPath, which turns
-    // any failure of the lookup (MemoryError included) into a TypeError.
-    static PyObject* name = nullptr;  // interned once, kept for the process
-    if (name == nullptr && (name = PyUnicode_InternFromString("__fspath__")) == nullptr) throw nb::python_error();
-    PyObject* args[] = {path.ptr()};
-    PyObject* result = PyObject_VectorcallMethod(name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
-    if (result == nullptr) {
-      if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "expected str, bytes or os.PathLike object, not %.200s", Py_TYPE(path.ptr())->tp_name);
-      }
-      throw nb::python_error();
-    }
-    text = nb::steal(result);
-  }
-  PyObject* encoded = nullptr;
-  if (PyUnicode_FSConverter(text.ptr(), &encoded) == 0) throw nb::python_error();
-  const nb::object owner = nb::steal(encoded);
-  return std::string(PyBytes_AS_STRING(encoded), static_cast<std::size_t>(PyBytes_GET_SIZE(encoded)));
-}
-
-std::string utf8_string(nb::handle text, const char* what) {
-  if (!PyUnicode_Check(text.ptr())) {
-    PyErr_Format(PyExc_TypeError, "expected %s, not %.200s", what, Py_TYPE(text.ptr())->tp_name);
-    throw nb::python_error();
-  }
-  Py_ssize_t size = 0;
-  const char* utf8 = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
-  if (utf8 == nullptr) throw nb::python_error();
-  return std::string(utf8, static_cast<std::size_t>(size));
-}
-
-std::string str_of(nb::handle x) { return utf8_string(nb::str(x)); }
 
 // Looked up once and kept for the process: a static nb::object would be
 // destroyed after the interpreter has finalised (a crash at exit).
@@ -210,21 +175,26 @@ void adopt_class(key_batch& batch, value_class c, bool may_adopt) {
   batch.adopts = t;
 }
 
-// ---- NumPy ------------------------------------------------------------------------
+}  // namespace
 
-/// The class of a NumPy dtype's values (object and text dtypes: `other`,
-/// their elements are classed one by one).
-value_class numpy_class(nb::handle dtype) {
-  const std::string kind = utf8_string(dtype.attr("kind"));
+value_class numpy_kind_class(const std::string& kind, nb::handle dtype) {
   if (kind == "b") return value_class::boolean;
   if (kind == "i" || kind == "u") return value_class::integer;
   if (kind == "f") return nb::cast<int>(dtype.attr("itemsize")) <= 8 ? value_class::floating : value_class::other;
   if (kind == "M") {
-    const nb::tuple data = nb::cast<nb::tuple>(numpy().attr("datetime_data")(dtype));
+    const nb::tuple data = nb::cast<nb::tuple>(numpy_module().attr("datetime_data")(dtype));
     return utf8_string(data[0]) == "D" ? value_class::date : value_class::timestamp;
   }
   return value_class::other;
 }
+
+namespace {
+
+// ---- NumPy ------------------------------------------------------------------------
+
+/// The class of a NumPy dtype's values (object and text dtypes: `other`,
+/// their elements are classed one by one).
+value_class numpy_class(nb::handle dtype) { return numpy_kind_class(utf8_string(dtype.attr("kind")), dtype); }
 
 /// A validity bitmap (Arrow's layout) of `arr` where `missing` (a NumPy bool
 /// array) is false, kept alive by the batch; nullptr when nothing is missing.
@@ -326,7 +296,8 @@ std::string arrow_name(nb::handle type) { return str_of(type); }
 
 bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
-/// The class of an Arrow type's values (a dictionary's: its values').
+}  // namespace
+
 value_class arrow_class(nb::handle type) {
   const std::string name = arrow_name(type);
   if (starts_with(name, "dictionary<")) return arrow_class(type.attr("value_type"));
@@ -343,91 +314,10 @@ value_class arrow_class(nb::handle type) {
   return value_class::other;
 }
 
+namespace {
+
 /// The class of one Arrow array or chunked array.
 value_class arrow_input_class(nb::handle x) { return arrow_class(x.attr("type")); }
-
-void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes);
-
-/// A pyarrow DictionaryArray as one dictionary segment: its dictionary is
-/// described like any Arrow array (converted into the batch's key type and
-/// checked) and hashed once here (GIL released), and each key is then its
-/// index's hash (keys_impl.hpp, gather_dictionary). Why not pyarrow's
-/// dictionary_decode: it copies every key's value, and pyarrow 26.0.1 lets a
-/// std::bad_alloc from its kernel escape through its GIL-free section (the
-/// process ends; python/tests/fault_driver.py found it). A null index, or a
-/// valid index naming a null value, is a null key, as in the decoded array.
-/// Every valid index is checked to lie in the dictionary before anything is
-/// hashed into a filter.
-void check_batch(key_batch& batch);
-
-void add_arrow_dictionary(key_batch& batch, const nb::object& arr, bool as_hashes) {
-  nb::object indices = arr.attr("indices");
-  key_batch index_batch;
-  index_batch.spec = batch_paths::untyped(batch.spec);
-  add_arrow_array(index_batch, indices, false);
-  const std::string index_type = str_of(indices.attr("type"));
-  const bool index_signed = index_type.rfind("int", 0) == 0;
-  if ((!index_signed && index_type.rfind("uint", 0) != 0) || index_batch.segments.size() != 1 ||
-      index_batch.segments[0].kind != key_batch::layout::fixed) {
-    throw nb::type_error(("Arrow dictionary indices must be integers; got " + index_type).c_str());
-  }
-  key_batch dictionary;
-  dictionary.spec = batch.spec;
-  dictionary.what = batch.what;
-  add_arrow_array(dictionary, arr.attr("dictionary"), as_hashes);
-  check_batch(dictionary);
-  std::vector<std::uint64_t> hashes(dictionary.total);
-  std::vector<std::uint8_t> valid;
-  if (dictionary.has_nulls()) valid.assign(dictionary.total, 1);
-  key_batch::segment s = index_batch.segments[0];
-  s.kind = key_batch::layout::dictionary;
-  s.values = arrow_class(arr.attr("type"));
-  s.index_signed = index_signed;
-  s.dict_size = dictionary.total;
-  std::size_t bad = s.count;  // the first valid key whose index lies outside the dictionary
-  {
-    nb::gil_scoped_release release;
-    for_each_hash_chunk(dictionary, [&](std::span<const std::uint64_t> h, std::size_t first, const bool* v) {
-      std::copy(h.begin(), h.end(), hashes.begin() + static_cast<std::ptrdiff_t>(first));
-      if (v != nullptr) {
-        for (std::size_t j = 0; j < h.size(); ++j) valid[first + j] = v[j] ? 1 : 0;
-      }
-    });
-    auto check = [&](auto type_tag) {
-      using I = decltype(type_tag);
-      for (std::size_t i = 0; i < s.count; ++i) {
-        if (s.validity != nullptr && !batch_paths::bit_at(s.validity, s.validity_offset + i)) continue;
-        I index;
-        std::memcpy(&index, s.data + i * sizeof(I), sizeof index);
-        bool outside = static_cast<std::uint64_t>(index) >= s.dict_size;
-        if constexpr (std::is_signed_v<I>) outside = outside || index < 0;
-        if (outside) {
-          bad = i;
-          return;
-        }
-      }
-    };
-    switch (s.width) {
-      case 1: index_signed ? check(std::int8_t{}) : check(std::uint8_t{}); break;
-      case 2: index_signed ? check(std::int16_t{}) : check(std::uint16_t{}); break;
-      case 4: index_signed ? check(std::int32_t{}) : check(std::uint32_t{}); break;
-      default: index_signed ? check(std::int64_t{}) : check(std::uint64_t{}); break;
-    }
-  }
-  if (bad != s.count) {
-    throw_invalid("Arrow dictionary array: the index of key " + std::to_string(bad) + " lies outside its dictionary of " +
-                  std::to_string(s.dict_size) + " values");
-  }
-  s.dict_hashes = hashes.data();
-  s.dict_valid = valid.empty() ? nullptr : valid.data();
-  batch.owned_dictionary_hashes.push_back(std::move(hashes));
-  batch.owned_dictionary_valid.push_back(std::move(valid));
-  batch.segments.push_back(s);
-  for (auto& o : index_batch.keepalive) batch.keepalive.push_back(std::move(o));
-  for (auto& o : dictionary.keepalive) batch.keepalive.push_back(std::move(o));
-  batch.keepalive.push_back(arr);
-  batch.total += s.count;
-}
 
 /// `arr` cast to the Arrow type `to` (pyarrow's cast; a copy, no Python object per key).
 nb::object arrow_cast(const nb::object& arr, const char* to) {
@@ -467,9 +357,8 @@ void describe_fixed(key_batch::segment& s, const std::string& name, nb::handle t
   }
 }
 
-/// One pyarrow.Array (not chunked) into batch segments, reading its buffers
-/// in place: validity bitmap, offsets and data, with every offset checked
-/// against the data buffer's size before anything is hashed.
+}  // namespace
+
 void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
   nb::object arr = nb::borrow(x);
   nb::object type = arr.attr("type");
@@ -598,6 +487,8 @@ void add_arrow_array(key_batch& batch, nb::handle x, bool as_hashes) {
   batch.keepalive.push_back(arr);
   batch.total += length;
 }
+
+namespace {
 
 bool is_arrow_array(nb::handle x) { return has_attribute(x, "buffers") && has_attribute(x, "offset"); }
 bool is_arrow_chunked(nb::handle x) { return has_attribute(x, "chunks") && has_attribute(x, "num_chunks"); }
@@ -801,6 +692,8 @@ std::string check_scaled(const key_batch::segment& s) {
   return problem;
 }
 
+}  // namespace
+
 void check_batch(key_batch& batch) {
   const hash_spec spec = batch.spec;
   if (spec.keys == key_type::unspecified) return;
@@ -836,8 +729,6 @@ void check_batch(key_batch& batch) {
     }
   }
 }
-
-}  // namespace
 
 key_batch make_batch(nb::handle x, hash_spec spec, bool as_hashes, bool may_adopt) {
   key_batch batch;

@@ -12,7 +12,7 @@ set(failed "")
 foreach(flags "-O2;-march=x86-64-v2" "-O3;-march=x86-64-v2")
   foreach(case RANGE 1 ${CASES})
     set(obj ${WORK}/case${case}.o)
-    execute_process(COMMAND ${CXX} -std=c++20 -DNDEBUG ${flags} -DCASE=${case} -I${SOURCE_DIR}/include -c
+    execute_process(COMMAND ${CXX} -std=c++20 -DNDEBUG ${flags} -DCASE=${case} -I${SOURCE_DIR}/include -I${SOURCE_DIR}/internal -c
                             ${SOURCE_DIR}/tests/codegen/prefetch_paths.cpp -o ${obj}
                     RESULT_VARIABLE rc ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)

@@ -10,7 +10,7 @@
 #include "bloomkit/blocked_bloom.hpp"
 #include "bloomkit/counting_bloom.hpp"
 #include "bloomkit/cuckoo_filter.hpp"
-#include "bloomkit/kernels.hpp"
+#include "bloomkit_internal/kernels.hpp"
 #include "bloomkit/ribbon.hpp"
 #include "bloomkit/split_block_bloom.hpp"
 #include "bloomkit/standard_bloom.hpp"

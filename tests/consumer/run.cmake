@@ -14,3 +14,4 @@ step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${build} -G ${GENERATOR
      -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix})
 step(${CMAKE_COMMAND} --build ${build})
 step(${build}/consumer)
+step(${build}/consumer_sharding ${build}/shards)
