@@ -210,6 +210,22 @@ inline void hash_key_strings(kernel k, const K* keys, std::size_t n, hash_spec s
     return false;
   });
   if (hashed) return;
+  if (keeps_own_bytes<std::remove_cv_t<K>>(spec.keys)) {
+    // One algorithm for the whole batch: the choice and the key-type test
+    // stay outside the loop, which is then a plain call of the hash per key.
+    const std::uint64_t seed = spec.seed;
+    switch (spec.algorithm) {
+      case hash_algorithm::xxh64:
+        for (std::size_t i = 0; i < n; ++i)
+          out[i] = with_key_bytes(keys[i], [seed](const void* data, std::size_t size) { return XXH64(data, size, seed); });
+        return;
+      case hash_algorithm::xxh3_64:
+        for (std::size_t i = 0; i < n; ++i)
+          out[i] = with_key_bytes(
+              keys[i], [seed](const void* data, std::size_t size) { return XXH3_64bits_withSeed(data, size, seed); });
+        return;
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) out[i] = hash_key(keys[i], spec);
 }
 
