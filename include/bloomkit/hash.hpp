@@ -157,20 +157,13 @@ constexpr std::optional<hash_algorithm> parse_hash_algorithm(std::string_view na
 
 /// Hashes `size` bytes at `data` with `spec`. Deterministic across machines.
 /// Throws bloomkit::error(invalid_argument) for an unknown algorithm id.
-namespace detail {
-/// Throws errc::invalid_argument naming the algorithm id. Out of line and
-/// cold so that the hashes which can reach it stay small enough to inline.
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_unknown_algorithm(hash_algorithm a) {
-  throw error(errc::invalid_argument, "unknown hash algorithm id " + std::to_string(static_cast<int>(a)));
-}
-}  // namespace detail
-
 inline std::uint64_t hash_bytes(const void* data, std::size_t size, hash_spec spec) {
   switch (spec.algorithm) {
     case hash_algorithm::xxh64: return XXH64(data, size, spec.seed);
     case hash_algorithm::xxh3_64: return XXH3_64bits_withSeed(data, size, spec.seed);
   }
-  detail::throw_unknown_algorithm(spec.algorithm);
+  throw error(errc::invalid_argument, "unknown hash algorithm id " +
+                                          std::to_string(static_cast<int>(spec.algorithm)));
 }
 
 /// Convenience overload for a span of bytes.
