@@ -721,11 +721,6 @@ nb::class_<py_filter<F>> bind_filter_common(nb::module_& m, const char* name, co
 
 // ---- inserting: the kinds that can fill up (fallible_insert) --------------------
 
-/// Kinds whose insert can refuse a key because the table is full: the
-/// library's fallible_insert (try_insert_hash answers instead of throwing).
-template <class F>
-concept fills_up = fallible_insert<F>;
-
 /// bloomkit.FullError for a kind that filled up: says what is full and that nothing changed.
 template <class F>
 py_error full_error(const F& f, std::string_view what) {
@@ -741,7 +736,7 @@ py_error full_error(const F& f, std::string_view what) {
 /// insert_hash, raising FullError (nothing changed) where the kind can fill up.
 template <class F>
 void insert_one(F& f, std::uint64_t h) {
-  if constexpr (fills_up<F>) {
+  if constexpr (fallible_insert<F>) {
     if (f.try_insert_hash(h) == insert_result::full) throw full_error(f, "the key was not added");
   } else {
     f.insert_hash(h);
@@ -755,7 +750,7 @@ void insert_one(F& f, std::uint64_t h) {
 template <class F>
 struct batch_undo {
   explicit batch_undo(const F& f) {
-    if constexpr (fills_up<F>) before.emplace(f);
+    if constexpr (fallible_insert<F>) before.emplace(f);
   }
   std::optional<F> before;
 };
@@ -776,7 +771,7 @@ void reserve_batch(F& f, std::size_t n) {
 /// found the table full, then the filter restored from `undo` and FullError.
 template <class F>
 void insert_hashes(F& f, std::span<const std::uint64_t> hashes, const batch_undo<F>& undo) {
-  if constexpr (fills_up<F>) {
+  if constexpr (fallible_insert<F>) {
     if (f.try_insert_many(hashes) < hashes.size()) {
       const py_error full = full_error(f, "the batch was not added (the filter is as it was before the call)");
       f = *undo.before;
@@ -795,10 +790,10 @@ template <class F>
 concept tests_and_adds = requires(F& f, std::uint64_t h) { f.insert_if_absent_hash(h); };
 
 /// insert_if_absent_hash as a bool: true when the key was certainly absent and
-/// is now stored. A fills_up kind's `full` (absent, no room) raises FullError.
+/// is now stored. A fallible_insert kind's `full` (absent, no room) raises FullError.
 template <class F>
 bool insert_if_absent_one(F& f, std::uint64_t h) {
-  if constexpr (fills_up<F>) {
+  if constexpr (fallible_insert<F>) {
     const insert_result r = f.try_insert_if_absent_hash(h);
     if (r == insert_result::full) throw full_error(f, "the key is absent and was not added");
     return r == insert_result::inserted;
@@ -831,7 +826,7 @@ void bind_insertable(nb::class_<py_filter<F>>& cls) {
     if (!as_hashes) adopt_for_batch(f, batch);
     const batch_undo<F> undo(f);
     insert_batch(f, batch, [&](std::span<const std::uint64_t> h) { insert_hashes(f, h, undo); },
-                 !fills_up<F>);  // a kind that can fill up must see every key (undo)
+                 !fallible_insert<F>);  // a kind that can fill up must see every key (undo)
   };
   // add / insert: METH_O methods (fast_calls.hpp), the per-key path without nanobind's dispatch.
   def_meth_o(cls, "add", reinterpret_cast<PyCFunction>(&add_method<F>),
@@ -980,7 +975,7 @@ void bind_merge(nb::class_<py_filter<F>>& cls) {
 /// insert_if_absent over a batch: out[i] true where key i was certainly
 /// absent (earlier keys of the batch included) and is now stored; false for
 /// keys that may have been present and for Arrow nulls (skipped). The keys
-/// are hashed and checked first (a bad key changes nothing); a fills_up filter
+/// are hashed and checked first (a bad key changes nothing); a fallible_insert filter
 /// that fills up is restored to its state before the call (FullError).
 template <class F>
 nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashes) {
@@ -1000,7 +995,7 @@ nb::object test_and_add_batch(py_filter<F>& self, nb::handle keys, bool as_hashe
       for (std::size_t j = 0; j < h.size(); ++j) {
         bool added = false;
         if (valid == nullptr || valid[j]) {
-          if constexpr (fills_up<F>) {
+          if constexpr (fallible_insert<F>) {
             const insert_result r = f.try_insert_if_absent_hash(h[j]);
             if (r == insert_result::full) {
               const py_error full = full_error(f, "the batch was not added (the filter is as it was before the call)");
