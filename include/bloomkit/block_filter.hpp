@@ -99,12 +99,31 @@ constexpr std::uint64_t block_index(std::uint64_t h, std::uint64_t blocks) noexc
 }
 
 /// The locate step of every block layout (as RocksDB's PrepareHash): the
-/// block that hash h selects among the `count` at `blocks`. Single calls
-/// probe it at once; block_pipeline prefetches it a window ahead and probes
-/// it when its turn comes.
+/// block that hash h selects among the `count` blocks of a whole filter
+/// stored at `blocks`. Single calls probe it at once; block_pipeline
+/// prefetches it a window ahead and probes it when its turn comes.
+template <class Block>
+struct whole_blocks {
+  Block* blocks;
+  std::uint64_t count;
+  constexpr Block& operator()(std::uint64_t h) const noexcept { return blocks[block_index(h, count)]; }
+};
+
+/// The locate step of one shard (bloomkit/block_shard.hpp): blocks
+/// [first, ...) of a `count`-block filter, stored from `blocks` on. A hash
+/// must select a block of the shard (the shard checks routing first).
+template <class Block>
+struct shard_blocks {
+  Block* blocks;
+  std::uint64_t count;
+  std::uint64_t first;
+  constexpr Block& operator()(std::uint64_t h) const noexcept { return blocks[block_index(h, count) - first]; }
+};
+
+/// whole_blocks{blocks, count}(h): a single call's locate step.
 template <class Block>
 constexpr Block& locate_block(Block* blocks, std::uint64_t count, std::uint64_t h) noexcept {
-  return blocks[block_index(h, count)];
+  return whole_blocks<Block>{blocks, count}(h);
 }
 
 /// The word-wise operations every block layout shares (a block is an array
@@ -322,30 +341,30 @@ inline void block_set(typename P::block_type& b, std::uint64_t h, std::uint32_t 
   }
 }
 
-/// The batch walk of every block layout: prefetch_pipeline with each key
-/// located by locate_block, its block prefetched a window ahead (for
-/// writing when Block is mutable) and visit(i, block, h) run on it in
-/// order. The block is located again for the visit: one multiply costs less
-/// than carrying its address through the pipeline's ring.
-template <class Block, class HashAt, class Visit>
-inline void block_pipeline(Block* blocks, std::uint64_t count, std::size_t n, HashAt& hash_at, Visit&& visit) {
+/// The batch walk of every block layout, whole filter or shard:
+/// prefetch_pipeline with each key located by `locate` (whole_blocks or
+/// shard_blocks), its block prefetched a window ahead (for writing when the
+/// block is mutable) and visit(i, block, h) run on it in order. The block is
+/// located again for the visit: one multiply costs less than carrying its
+/// address through the pipeline's ring.
+template <class Locate, class HashAt, class Visit>
+inline void block_pipeline(Locate locate, std::size_t n, HashAt& hash_at, Visit&& visit) {
   prefetch_pipeline<batch_window>(
       n, hash_at,
       [&](std::uint64_t h) {
-        if constexpr (std::is_const_v<Block>) {
-          prefetch(&locate_block(blocks, count, h));
+        if constexpr (std::is_const_v<std::remove_reference_t<decltype(locate(h))>>) {
+          prefetch(&locate(h));
         } else {
-          prefetch_for_write(&locate_block(blocks, count, h));
+          prefetch_for_write(&locate(h));
         }
       },
-      [&](std::size_t i, std::uint64_t h) { visit(i, locate_block(blocks, count, h), h); });
+      [&](std::size_t i, std::uint64_t h) { visit(i, locate(h), h); });
 }
 
 /// The batched test loop of kernel K: out[i] = test(hash_at(i)), pipelined.
-template <class P, kernel K, class HashAt>
-inline void block_test_loop(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
-                            std::size_t n, HashAt& hash_at, bool* out) {
-  block_pipeline(blocks, count, n, hash_at, [&](std::size_t i, const typename P::block_type& block, std::uint64_t h) {
+template <class P, kernel K, class Locate, class HashAt>
+inline void block_test_loop(Locate locate, std::uint32_t k, std::size_t n, HashAt& hash_at, bool* out) {
+  block_pipeline(locate, n, hash_at, [&](std::size_t i, const typename P::block_type& block, std::uint64_t h) {
     out[i] = block_kernel<P, K>::test(block, h, k);
   });
 }
@@ -377,11 +396,10 @@ inline void with_constant_k(std::uint32_t k, F&& f) {
 /// batch in cache about a third more time per insert. Single inserts keep
 /// the switch: it is one branch per call there, and a loop per k only pays
 /// off per batch.
-template <class P, kernel K, class HashAt>
-inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
-                           HashAt& hash_at) {
+template <class P, kernel K, class Locate, class HashAt>
+inline void block_set_loop(Locate locate, std::uint32_t k, std::size_t n, HashAt& hash_at) {
   const auto run = [&](auto fixed_k) {
-    block_pipeline(blocks, count, n, hash_at, [&](std::size_t, typename P::block_type& block, std::uint64_t h) {
+    block_pipeline(locate, n, hash_at, [&](std::size_t, typename P::block_type& block, std::uint64_t h) {
       block_kernel<P, K>::set(block, h, static_cast<std::uint32_t>(fixed_k));
     });
   };
@@ -397,38 +415,35 @@ inline void block_set_loop(typename P::block_type* blocks, std::uint64_t count, 
 // compiled for the loop's target. The portable and SSE4.1 loops are compiled
 // for the including code's own target (SSE4.1 kernels exist only where it
 // guarantees SSE4.1).
-template <class P, kernel K, class HashAt>
-BLOOMKIT_FLATTEN void block_test_generic(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
-                                         std::size_t n, HashAt& hash_at, bool* out) {
-  block_test_loop<P, K>(blocks, count, k, n, hash_at, out);
+template <class P, kernel K, class Locate, class HashAt>
+BLOOMKIT_FLATTEN void block_test_generic(Locate locate, std::uint32_t k, std::size_t n, HashAt& hash_at,
+                                         bool* out) {
+  block_test_loop<P, K>(locate, k, n, hash_at, out);
 }
-template <class P, kernel K, class HashAt>
-BLOOMKIT_FLATTEN void block_set_generic(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k,
-                                        std::size_t n, HashAt& hash_at) {
-  block_set_loop<P, K>(blocks, count, k, n, hash_at);
+template <class P, kernel K, class Locate, class HashAt>
+BLOOMKIT_FLATTEN void block_set_generic(Locate locate, std::uint32_t k, std::size_t n, HashAt& hash_at) {
+  block_set_loop<P, K>(locate, k, n, hash_at);
 }
 #if BLOOMKIT_X86_KERNELS
-template <class P, class HashAt>
-BLOOMKIT_TARGET_AVX2 BLOOMKIT_FLATTEN void block_test_avx2(const typename P::block_type* blocks, std::uint64_t count,
-                                                           std::uint32_t k, std::size_t n, HashAt& hash_at,
-                                                           bool* out) {
-  block_test_loop<P, kernel::avx2>(blocks, count, k, n, hash_at, out);
+template <class P, class Locate, class HashAt>
+BLOOMKIT_TARGET_AVX2 BLOOMKIT_FLATTEN void block_test_avx2(Locate locate, std::uint32_t k, std::size_t n,
+                                                           HashAt& hash_at, bool* out) {
+  block_test_loop<P, kernel::avx2>(locate, k, n, hash_at, out);
 }
-template <class P, class HashAt>
-BLOOMKIT_TARGET_AVX2 BLOOMKIT_FLATTEN void block_set_avx2(typename P::block_type* blocks, std::uint64_t count,
-                                                          std::uint32_t k, std::size_t n, HashAt& hash_at) {
-  block_set_loop<P, kernel::avx2>(blocks, count, k, n, hash_at);
+template <class P, class Locate, class HashAt>
+BLOOMKIT_TARGET_AVX2 BLOOMKIT_FLATTEN void block_set_avx2(Locate locate, std::uint32_t k, std::size_t n,
+                                                          HashAt& hash_at) {
+  block_set_loop<P, kernel::avx2>(locate, k, n, hash_at);
 }
-template <class P, class HashAt>
-BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void block_test_avx512(const typename P::block_type* blocks,
-                                                               std::uint64_t count, std::uint32_t k, std::size_t n,
+template <class P, class Locate, class HashAt>
+BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void block_test_avx512(Locate locate, std::uint32_t k, std::size_t n,
                                                                HashAt& hash_at, bool* out) {
-  block_test_loop<P, kernel::avx512>(blocks, count, k, n, hash_at, out);
+  block_test_loop<P, kernel::avx512>(locate, k, n, hash_at, out);
 }
-template <class P, class HashAt>
-BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void block_set_avx512(typename P::block_type* blocks, std::uint64_t count,
-                                                              std::uint32_t k, std::size_t n, HashAt& hash_at) {
-  block_set_loop<P, kernel::avx512>(blocks, count, k, n, hash_at);
+template <class P, class Locate, class HashAt>
+BLOOMKIT_TARGET_AVX512 BLOOMKIT_FLATTEN void block_set_avx512(Locate locate, std::uint32_t k, std::size_t n,
+                                                              HashAt& hash_at) {
+  block_set_loop<P, kernel::avx512>(locate, k, n, hash_at);
 }
 #endif
 
@@ -447,41 +462,42 @@ constexpr kernel block_loop_kernel() noexcept {
   return kernel::scalar;
 }
 
-/// Batched test under the active kernel: one branch per call.
-template <class P, class HashAt>
-void block_test_many(const typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
-                     HashAt hash_at, bool* out) {
+/// Batched test under the active kernel, one branch per call: out[i] =
+/// test(hash_at(i)) on the block locate(hash_at(i)) (whole_blocks or
+/// shard_blocks).
+template <class P, class Locate, class HashAt>
+void block_test_many(Locate locate, std::uint32_t k, std::size_t n, HashAt hash_at, bool* out) {
   with_active_kernel([&](auto tag) {
     constexpr kernel run = block_loop_kernel<P, decltype(tag)::value>();
 #if BLOOMKIT_X86_KERNELS
     if constexpr (run == kernel::avx512) {
-      block_test_avx512<P>(blocks, count, k, n, hash_at, out);
+      block_test_avx512<P>(locate, k, n, hash_at, out);
       return;
     } else if constexpr (run == kernel::avx2) {
-      block_test_avx2<P>(blocks, count, k, n, hash_at, out);
+      block_test_avx2<P>(locate, k, n, hash_at, out);
       return;
     }
 #endif
-    block_test_generic<P, run>(blocks, count, k, n, hash_at, out);
+    block_test_generic<P, run>(locate, k, n, hash_at, out);
   });
 }
 
-/// Batched insert under the active kernel: one branch per call.
-template <class P, class HashAt>
-void block_set_many(typename P::block_type* blocks, std::uint64_t count, std::uint32_t k, std::size_t n,
-                    HashAt hash_at) {
+/// Batched insert under the active kernel, one branch per call: each
+/// hash_at(i) set in the block locate(hash_at(i)), in order.
+template <class P, class Locate, class HashAt>
+void block_set_many(Locate locate, std::uint32_t k, std::size_t n, HashAt hash_at) {
   with_active_kernel([&](auto tag) {
     constexpr kernel run = block_loop_kernel<P, decltype(tag)::value>();
 #if BLOOMKIT_X86_KERNELS
     if constexpr (run == kernel::avx512) {
-      block_set_avx512<P>(blocks, count, k, n, hash_at);
+      block_set_avx512<P>(locate, k, n, hash_at);
       return;
     } else if constexpr (run == kernel::avx2) {
-      block_set_avx2<P>(blocks, count, k, n, hash_at);
+      block_set_avx2<P>(locate, k, n, hash_at);
       return;
     }
 #endif
-    block_set_generic<P, run>(blocks, count, k, n, hash_at);
+    block_set_generic<P, run>(locate, k, n, hash_at);
   });
 }
 
@@ -584,7 +600,8 @@ class block_filter_reader : public query_facade<D> {
   /// prefetched while the current one is tested, so their misses overlap.
   template <class HashAt>
   void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
-    block_test_many<P>(self().blocks().data(), self().params().blocks, self().params().k, n, hash_at, out);
+    block_test_many<P>(whole_blocks<const typename P::block_type>{self().blocks().data(), self().params().blocks},
+                       self().params().k, n, hash_at, out);
   }
 
   /// Appends the bit positions (in [0, bit_count()), block-major) that the
@@ -805,7 +822,7 @@ class block_filter
   /// identical to insert_hash on each, in order.
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
-    detail::block_set_many<P>(elements_.data(), params_.blocks, params_.k, n, hash_at);
+    detail::block_set_many<P>(detail::whole_blocks<block_type>{elements_.data(), params_.blocks}, params_.k, n, hash_at);
     count_.value += n;
   }
 
@@ -814,7 +831,7 @@ class block_filter
   template <class HashAt>
   void insert_pipelined_concurrent(std::size_t n, HashAt hash_at) noexcept {
     const std::uint32_t k = params_.k;
-    detail::block_pipeline(elements_.data(), params_.blocks, n, hash_at,
+    detail::block_pipeline(detail::whole_blocks<block_type>{elements_.data(), params_.blocks}, n, hash_at,
                            [k](std::size_t, block_type& block, std::uint64_t h) {
                              detail::block_set_atomic<P>(block, h, k);
                            });

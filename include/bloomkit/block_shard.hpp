@@ -97,20 +97,6 @@ inline void require_routed_to(const shard_layout& layout, std::uint32_t s, std::
   }
 }
 
-/// Tests `hashes` against blocks [first, first + count) of a B-block filter:
-/// the same kernel and prefetch pipeline as block_filter_view, with the
-/// global block index shifted into the shard's range.
-template <block_policy P>
-void shard_test_many(const typename P::block_type* blocks, std::uint64_t global_blocks, std::uint64_t first,
-                     std::uint32_t k, std::span<const std::uint64_t> hashes, bool* out) {
-  prefetch_pipeline<batch_window>(
-      hashes.size(), hashes_in_memory{hashes.data()},
-      [&](std::uint64_t h) { prefetch(blocks + (block_index(h, global_blocks) - first)); },
-      [&](std::size_t i, std::uint64_t h) {
-        out[i] = block_test<P>(blocks[block_index(h, global_blocks) - first], h, k);
-      });
-}
-
 }  // namespace detail
 
 /// A read-only shard: blocks [first_block(s), ...) of a logical filter with
@@ -137,18 +123,21 @@ class block_shard_view : public detail::shard_state<P, std::span<const typename 
   /// True if h may be in the logical filter; h must route here (else errc::invalid_argument).
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const {
     detail::require_routed_to(this->layout_, this->index_, std::span<const std::uint64_t>(&h, 1), "may_contain_hash");
-    const std::uint64_t at = detail::block_index(h, this->whole_.blocks) - this->first_block();
-    return detail::block_test<P>(this->blocks_[at], h, this->whole_.k);
+    const detail::shard_blocks<const block_type> locate{this->blocks_.data(), this->whole_.blocks,
+                                                         this->first_block()};
+    return detail::block_test<P>(locate(h), h, this->whole_.k);
   }
 
-  /// out[i] = may_contain_hash(hashes[i]), pipelined. Every hash must route
+  /// out[i] = may_contain_hash(hashes[i]), through the same batched kernel
+  /// and prefetch pipeline as block_filter_view's. Every hash must route
   /// here (checked first: errc::invalid_argument, `out` unchanged); sizes must match.
   void may_contain_many(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
     detail::require(hashes.size() == out.size(), errc::invalid_argument,
                     "block shard: may_contain_many needs as many outputs as hashes");
     detail::require_routed_to(this->layout_, this->index_, hashes, "may_contain_many");
-    detail::shard_test_many<P>(this->blocks_.data(), this->whole_.blocks, this->first_block(), this->whole_.k, hashes,
-                               out.data());
+    detail::block_test_many<P>(
+        detail::shard_blocks<const block_type>{this->blocks_.data(), this->whole_.blocks, this->first_block()},
+        this->whole_.k, hashes.size(), detail::hashes_in_memory{hashes.data()}, out.data());
   }
 
   /// The shard as the normal filter its file holds (blocks = range length;
@@ -194,17 +183,12 @@ class block_shard : public detail::shard_state<P, std::vector<typename P::block_
   }
 
   /// Adds every hash (all must route here: checked before any bit is set,
-  /// errc::invalid_argument naming the shards otherwise). inserted() grows by hashes.size().
+  /// errc::invalid_argument naming the shards otherwise), through the same
+  /// batched kernel as block_filter's insert_many. inserted() grows by hashes.size().
   void insert_many(std::span<const std::uint64_t> hashes) {
     detail::require_routed_to(layout_, index_, hashes, "insert_many");
-    block_type* blocks = blocks_.data();
-    const std::uint64_t global = whole_.blocks;
-    const std::uint64_t first = layout_.first_block(index_);
-    const std::uint32_t k = whole_.k;
-    detail::prefetch_pipeline<detail::batch_window>(
-        hashes.size(), detail::hashes_in_memory{hashes.data()},
-        [&](std::uint64_t h) { detail::prefetch_for_write(blocks + (detail::block_index(h, global) - first)); },
-        [&](std::size_t, std::uint64_t h) { detail::block_set<P>(blocks[detail::block_index(h, global) - first], h, k); });
+    detail::block_set_many<P>(detail::shard_blocks<block_type>{blocks_.data(), whole_.blocks, this->first_block()},
+                              whole_.k, hashes.size(), detail::hashes_in_memory{hashes.data()});
     inserted_ += hashes.size();
   }
 

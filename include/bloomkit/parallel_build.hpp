@@ -193,7 +193,8 @@ struct parallel_build_access {
 
   template <class P, class HashAt>
   static void set_all(block_filter<P>& filter, std::size_t n, HashAt hash_at) {
-    block_set_many<P>(filter.elements_.data(), filter.params_.blocks, filter.params_.k, n, hash_at);
+    block_set_many<P>(whole_blocks<typename P::block_type>{filter.elements_.data(), filter.params_.blocks}, filter.params_.k,
+                      n, hash_at);
   }
   template <class HashAt>
   static void set_all(standard_bloom& filter, std::size_t n, HashAt hash_at) {
@@ -223,7 +224,7 @@ struct parallel_build_access {
         out[m] = h;
         m += block_index(h, count) - lo < width ? 1 : 0;  // unsigned, so also false below lo
       }
-      block_set_many<P>(blocks, count, k, m, detail::hashes_in_memory{out});
+      block_set_many<P>(whole_blocks<typename P::block_type>{blocks, count}, k, m, detail::hashes_in_memory{out});
     }
   }
 
