@@ -82,6 +82,31 @@ TEST(StandardBloom, EveryWalkFollowsTheRecurrence) {
   EXPECT_LE(walk.read, 3u);  // the third probe, or an earlier one at the same bit
 }
 
+// The single insert has a walk instantiated per k up to standard_unrolled_k
+// and the runtime walk past it: each sets exactly the first k probes of
+// the recurrence (written out here as above), whatever k.
+TEST(StandardBloom, SingleInsertSetsTheFirstKProbesForEveryK) {
+  bloomkit::detail::splitmix64 rng(12);
+  for (const std::uint64_t m : {std::uint64_t{1}, std::uint64_t{1000}, (std::uint64_t{1} << 20) + 7}) {
+    for (std::uint32_t k = 1; k <= bloomkit::detail::standard_unrolled_k + 3; ++k) {
+      for (int key = 0; key < 16; ++key) {
+        const std::uint64_t h = rng();
+        std::vector<std::uint64_t> want(bloomkit::detail::words_for_bits(m), 0);
+        std::uint64_t g = h, d = bloomkit::detail::mix64(h);
+        for (std::uint32_t j = 0; j < k; ++j) {
+          const auto bit = static_cast<std::uint64_t>((static_cast<bloomkit::detail::uint128>(g) * m) >> 64);
+          want[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+          g += d;
+          d += j + 1;
+        }
+        std::vector<std::uint64_t> words(want.size(), 0);
+        bloomkit::detail::standard_set(words.data(), h, m, k);
+        ASSERT_EQ(words, want) << "m = " << m << ", k = " << k;
+      }
+    }
+  }
+}
+
 TEST(StandardBloom, WithBitsAndK) {
   auto filter = standard_bloom::with_bits(1000, 3);
   EXPECT_EQ(filter.bit_count(), 1000u);

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/detail/memory.hpp"
@@ -215,9 +217,31 @@ inline std::uint32_t standard_words_read(const std::uint64_t* words, std::uint64
   return probe_while(h, bits, k, [words](std::uint64_t bit) { return word_bit(words, bit); }).read;
 }
 
-/// Sets the k probes of h.
+/// The largest k for which a single insert has a walk of its own.
+inline constexpr std::uint32_t standard_unrolled_k = 16;
+
+/// f(std::integral_constant<std::uint32_t, k>{}) for k in [1, standard_unrolled_k],
+/// else f(k): a walk instantiated for a constant k is unrolled, and its
+/// d_j = d_0 + T(j) steps fold into constants. One indirect jump chooses.
+template <class F, std::uint32_t... K>
+inline void with_probe_count(std::uint32_t k, F&& f, std::integer_sequence<std::uint32_t, K...>) {
+  const bool constant = ((k == K + 1 && (f(std::integral_constant<std::uint32_t, K + 1>{}), true)) || ...);
+  if (!constant) f(k);
+}
+template <class F>
+inline void with_probe_count(std::uint32_t k, F&& f) {
+  with_probe_count(k, std::forward<F>(f), std::make_integer_sequence<std::uint32_t, standard_unrolled_k>{});
+}
+
+/// Sets the k probes of h. Why a walk per k: a single insert is bound by
+/// how many of its stores' misses are in flight at once, which is how many
+/// keys' instructions fit the out-of-order window; the unrolled walk has
+/// about half the instructions per probe (no counter, no compare, the step
+/// a constant), which made keyed single inserts at 10^6 keys 5-10 % faster.
 inline void standard_set(std::uint64_t* words, std::uint64_t h, std::uint64_t bits, std::uint32_t k) noexcept {
-  for_each_probe(h, bits, k, [words](std::uint64_t bit) { words[bit >> 6] |= bit_mask(bit); });
+  with_probe_count(k, [&](auto probes) {
+    for_each_probe(h, bits, probes, [words](std::uint64_t bit) { words[bit >> 6] |= bit_mask(bit); });
+  });
 }
 
 /// Test-and-set, plain: each probe's bit is read and set in the same pass;
