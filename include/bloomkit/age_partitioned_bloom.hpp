@@ -97,6 +97,7 @@
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
@@ -525,40 +526,50 @@ class apbf_reader : public query_facade<D> {
   [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
 };
 
+/// What an age-partitioned filter keeps beside its slices
+/// (detail/filter_state.hpp's Side): the ring's position.
+struct apbf_side {
+  age_partitioned_bloom_state state_{};
+};
+
 }  // namespace detail
 
 /// A read-only age-partitioned filter over borrowed words ((k + l) slices of
 /// ceil(m / 64) words, physical slice order) and a saved ring position.
 /// Queries and statistics are detail::apbf_reader's; the words must outlive it.
-class age_partitioned_bloom_view : public detail::apbf_reader<age_partitioned_bloom_view> {
+class age_partitioned_bloom_view
+    : public detail::apbf_reader<age_partitioned_bloom_view>,
+      public detail::array_view_state<age_partitioned_bloom_params, std::uint64_t, detail::apbf_side> {
+  // Not `state`, the name of the ring's accessor.
+  using base_state = detail::array_view_state<age_partitioned_bloom_params, std::uint64_t, detail::apbf_side>;
+
  public:
   /// Throws bloomkit::error (invalid_argument or corrupt) when the words or
   /// the state disagree with the parameters (detail::require_apbf_payload).
   age_partitioned_bloom_view(const age_partitioned_bloom_params& params, std::span<const std::uint64_t> words,
                              const age_partitioned_bloom_state& state)
-      : params_(params), words_(words), state_(state) {
-    detail::validate(params_);
-    detail::require_apbf_payload(params_, words_, state_, errc::corrupt);
+      : base_state(detail::trusted, params, words, detail::apbf_side{state}) {
+    detail::validate(params);
+    detail::require_apbf_payload(params, words, state, errc::corrupt);
   }
-  /// For owning filters: no validation.
-  age_partitioned_bloom_view(detail::trusted_t, const age_partitioned_bloom_params& params,
-                             std::span<const std::uint64_t> words, const age_partitioned_bloom_state& state) noexcept
-      : params_(params), words_(words), state_(state) {}
+  using base_state::base_state;  // (trusted_t, params, words, apbf_side): no validation
 
-  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
+  using base_state::params;
   [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
-
- private:
-  age_partitioned_bloom_params params_;
-  std::span<const std::uint64_t> words_;
-  age_partitioned_bloom_state state_;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements(); }
 };
 
 /// An owning age-partitioned Bloom filter (see the header comment for the
 /// window guarantee and the FPR bound).
-class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
-                              public detail::insert_facade<age_partitioned_bloom> {
+class age_partitioned_bloom
+    : public detail::apbf_reader<age_partitioned_bloom>,
+      public detail::insert_facade<age_partitioned_bloom>,
+      public detail::array_owner_state<age_partitioned_bloom_view, age_partitioned_bloom_params, std::uint64_t,
+                                       detail::apbf_side> {
+  // Not `state`, the name of the ring's accessor.
+  using base_state = detail::array_owner_state<age_partitioned_bloom_view, age_partitioned_bloom_params,
+                                               std::uint64_t, detail::apbf_side>;
+
  public:
   using view_type = age_partitioned_bloom_view;
 
@@ -569,17 +580,17 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
       : age_partitioned_bloom(plan_params(window, target_fpr, hash)) {}
 
   /// An empty filter with exactly these parameters (validated).
-  explicit age_partitioned_bloom(const age_partitioned_bloom_params& params) : params_(params) {
+  explicit age_partitioned_bloom(const age_partitioned_bloom_params& params) : base_state(params) {
     detail::validate(params_);
-    words_.assign(detail::apbf_slice_words(params_.slice_bits) * (params_.k + params_.l), 0);
+    elements_.assign(detail::apbf_slice_words(params_.slice_bits) * (params_.k + params_.l), 0);
   }
 
   /// A filter from saved words and ring position; validated like a view.
   age_partitioned_bloom(const age_partitioned_bloom_params& params, std::vector<std::uint64_t> words,
                         const age_partitioned_bloom_state& state)
-      : params_(params), words_(std::move(words)), state_(state) {
+      : base_state(params, std::move(words), detail::apbf_side{state}) {
     detail::validate(params_);
-    detail::require_apbf_payload(params_, words_, state_, errc::invalid_argument);
+    detail::require_apbf_payload(params_, elements_, state_, errc::invalid_argument);
   }
 
   /// The count-window design with the fewest bits: for each k in [1, 20]
@@ -714,14 +725,8 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
   }
 
   /// Every bit zero and the ring back at its start.
-  void clear() noexcept {
-    std::fill(words_.begin(), words_.end(), 0);
-    state_ = {};
-  }
+  void clear() noexcept { clear_elements(); }
 
-  [[nodiscard]] age_partitioned_bloom_view view() const noexcept {
-    return age_partitioned_bloom_view(detail::trusted, params_, words_, state_);
-  }
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
   /// otherwise throws errc::mismatch naming both types, changing nothing.
@@ -730,9 +735,9 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "age_partitioned_bloom");
   }
-  [[nodiscard]] const age_partitioned_bloom_params& params() const noexcept { return params_; }
+  using base_state::params;
   [[nodiscard]] const age_partitioned_bloom_state& state() const noexcept { return state_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements_; }
 
  private:
   void set_bits(std::uint64_t h) noexcept {
@@ -740,7 +745,7 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
     for (std::uint32_t j = 0; j < params_.k; ++j) {
       const std::uint32_t p = physical(j);
       const std::uint64_t bit = bit_of(h, p);
-      words_[p * per + (bit >> 6)] |= std::uint64_t{1} << (bit & 63);
+      elements_[p * per + (bit >> 6)] |= std::uint64_t{1} << (bit & 63);
     }
     ++state_.generation_count;
     ++state_.inserted;
@@ -750,13 +755,9 @@ class age_partitioned_bloom : public detail::apbf_reader<age_partitioned_bloom>,
     const std::uint32_t n = params_.k + params_.l;
     state_.newest = state_.newest == 0 ? n - 1 : state_.newest - 1;
     const std::uint64_t per = detail::apbf_slice_words(params_.slice_bits);
-    std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(state_.newest * per), per, 0);
+    std::fill_n(elements_.begin() + static_cast<std::ptrdiff_t>(state_.newest * per), per, 0);
     state_.generation_count = 0;
   }
-
-  age_partitioned_bloom_params params_;
-  std::vector<std::uint64_t> words_;
-  age_partitioned_bloom_state state_{};
 };
 
 /// age_partitioned_bloom's facts (filter.hpp). It never saturates: the

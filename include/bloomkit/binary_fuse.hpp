@@ -69,6 +69,7 @@
 #include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/detail/static_build.hpp"
 #include "bloomkit/error.hpp"
@@ -305,7 +306,11 @@ inline void require_fuse_payload(const binary_fuse_params& params, std::size_t f
 /// memory-mapped file). Owns nothing: the fingerprints must outlive it.
 /// Queries are detail::binary_fuse_reader's, shared with basic_binary_fuse.
 template <std::unsigned_integral F>
-class basic_binary_fuse_view : public detail::binary_fuse_reader<basic_binary_fuse_view<F>, F> {
+class basic_binary_fuse_view
+    : public detail::binary_fuse_reader<basic_binary_fuse_view<F>, F>,
+      public detail::array_view_state<binary_fuse_params, F, detail::no_side> {
+  using state = detail::array_view_state<binary_fuse_params, F, detail::no_side>;
+
  public:
   using fingerprint_type = F;
 
@@ -313,30 +318,28 @@ class basic_binary_fuse_view : public detail::binary_fuse_reader<basic_binary_fu
   /// fingerprints.size() == params.array_length(); throws bloomkit::error
   /// (invalid_argument for bad parameters, corrupt for a wrong length).
   basic_binary_fuse_view(const binary_fuse_params& params, std::span<const F> fingerprints)
-      : params_(params), fingerprints_(fingerprints) {
-    detail::validate<F>(params_);
-    detail::require_fuse_payload(params_, fingerprints_.size(), errc::corrupt);
+      : state(detail::trusted, params, fingerprints, {}) {
+    detail::validate<F>(params);
+    detail::require_fuse_payload(params, fingerprints.size(), errc::corrupt);
   }
+  using state::state;  // (trusted_t, params, fingerprints, no_side): no validation
 
-  /// For owning filters: no validation (their invariants already hold).
-  basic_binary_fuse_view(detail::trusted_t, const binary_fuse_params& params, std::span<const F> fingerprints) noexcept
-      : params_(params), fingerprints_(fingerprints) {}
-
-  [[nodiscard]] const binary_fuse_params& params() const noexcept { return params_; }
+  using state::params;
   /// The raw payload: array_length() fingerprints, slot 0 first.
-  [[nodiscard]] std::span<const F> fingerprints() const noexcept { return fingerprints_; }
-
- private:
-  binary_fuse_params params_;
-  std::span<const F> fingerprints_;
+  [[nodiscard]] std::span<const F> fingerprints() const noexcept { return this->elements(); }
 };
 
 /// An owning binary fuse filter with F-bit fingerprints (std::uint8_t or
 /// std::uint16_t). Immutable once built.
 template <std::unsigned_integral F>
-class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>, F> {
+class basic_binary_fuse
+    : public detail::binary_fuse_reader<basic_binary_fuse<F>, F>,
+      public detail::array_owner_state<basic_binary_fuse_view<F>, binary_fuse_params, F, detail::no_side> {
   static_assert(std::is_same_v<F, std::uint8_t> || std::is_same_v<F, std::uint16_t>,
                 "binary fuse fingerprints are 8 or 16 bits");
+  using state = detail::array_owner_state<basic_binary_fuse_view<F>, binary_fuse_params, F, detail::no_side>;
+  using state::params_;
+  using state::elements_;
 
  public:
   using fingerprint_type = F;
@@ -365,13 +368,10 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
 
   /// A filter from stored parts (loading). Validates like the view does.
   basic_binary_fuse(const binary_fuse_params& params, std::vector<F> fingerprints)
-      : params_(params), fingerprints_(std::move(fingerprints)) {
+      : state(params, std::move(fingerprints), {}) {
     detail::validate<F>(params_);
-    detail::require_fuse_payload(params_, fingerprints_.size(), errc::corrupt);
+    detail::require_fuse_payload(params_, elements_.size(), errc::corrupt);
   }
-
-  /// A read-only view of this filter (valid while it lives).
-  [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, fingerprints_); }
 
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
@@ -381,8 +381,8 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "binary_fuse");
   }
-  [[nodiscard]] const binary_fuse_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const F> fingerprints() const noexcept { return fingerprints_; }
+  using state::params;
+  [[nodiscard]] std::span<const F> fingerprints() const noexcept { return elements_; }
   /// Construction attempts the last build needed (1 = first seed worked).
   [[nodiscard]] std::uint32_t attempts() const noexcept { return attempts_; }
 
@@ -432,7 +432,7 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
   }
 
   /// One construction attempt for distinct-or-not remixed `keys` (sorted by
-  /// their top bits). On success fills fingerprints_ and returns true.
+  /// their top bits). On success fills elements_ and returns true.
   /// Reuses `keys` as the peeling stack (it is not needed after counting).
   bool peel_and_assign(const binary_fuse_params& plan, std::vector<std::uint64_t>& keys) {
     const std::uint64_t slots = plan.array_length();
@@ -499,12 +499,10 @@ class basic_binary_fuse : public detail::binary_fuse_reader<basic_binary_fuse<F>
       }
       fingerprints[p[which[i]]] = value;
     }
-    fingerprints_ = std::move(fingerprints);
+    elements_ = std::move(fingerprints);
     return true;
   }
 
-  binary_fuse_params params_{};
-  std::vector<F> fingerprints_;
   std::uint32_t attempts_ = 0;
 };
 

@@ -78,6 +78,7 @@
 #include "bloomkit/counting_bloom.hpp"  // remove_result
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
@@ -417,13 +418,24 @@ class cuckoo_reader : public query_facade<D> {
   [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
 };
 
+/// What a cuckoo filter keeps beside its table (detail/filter_state.hpp's
+/// Side): the fingerprints held, and the victim slot.
+struct cuckoo_side {
+  std::uint64_t stored_ = 0;
+  cuckoo_victim victim_{};
+};
+
 }  // namespace detail
 
 /// A read-only cuckoo filter over borrowed words (the table as described in
 /// the header comment, one padding word at the end), e.g. a memory-mapped
 /// file. Queries and statistics are detail::cuckoo_reader's; the words must
 /// outlive it.
-class cuckoo_filter_view : public detail::cuckoo_reader<cuckoo_filter_view> {
+class cuckoo_filter_view
+    : public detail::cuckoo_reader<cuckoo_filter_view>,
+      public detail::array_view_state<cuckoo_filter_params, std::uint64_t, detail::cuckoo_side> {
+  using state = detail::array_view_state<cuckoo_filter_params, std::uint64_t, detail::cuckoo_side>;
+
  public:
   /// Views `words` (exactly cuckoo_words_for(buckets, f) of them, bits past
   /// the table zero) with `params`; `stored` is the number of fingerprints
@@ -432,27 +444,18 @@ class cuckoo_filter_view : public detail::cuckoo_reader<cuckoo_filter_view> {
   /// the occupied slots, or a victim slot out of range.
   cuckoo_filter_view(const cuckoo_filter_params& params, std::span<const std::uint64_t> words, std::uint64_t stored,
                      cuckoo_victim victim)
-      : params_(params), words_(words), stored_(stored), victim_(victim) {
-    detail::validate(params_);
-    detail::require_cuckoo_payload(params_, words_, stored_, victim_, errc::corrupt);
+      : state(detail::trusted, params, words, detail::cuckoo_side{stored, victim}) {
+    detail::validate(params);
+    detail::require_cuckoo_payload(params, words, stored, victim, errc::corrupt);
   }
-  /// For owning filters: no validation (their invariants already hold).
-  cuckoo_filter_view(detail::trusted_t, const cuckoo_filter_params& params, std::span<const std::uint64_t> words,
-                     std::uint64_t stored, cuckoo_victim victim) noexcept
-      : params_(params), words_(words), stored_(stored), victim_(victim) {}
+  using state::state;  // (trusted_t, params, words, cuckoo_side): no validation
 
-  [[nodiscard]] const cuckoo_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements(); }
   /// Fingerprints held (table and victim slot): inserts minus removes.
   /// Exact, duplicates included.
   [[nodiscard]] std::uint64_t inserted() const noexcept { return stored_; }
   [[nodiscard]] cuckoo_victim victim() const noexcept { return victim_; }
-
- private:
-  cuckoo_filter_params params_;
-  std::span<const std::uint64_t> words_;
-  std::uint64_t stored_;
-  cuckoo_victim victim_;
 };
 
 /// The result of a batched test-and-add on a cuckoo filter.
@@ -467,7 +470,12 @@ struct cuckoo_batch_result {
 
 /// An owning cuckoo filter (see the header comment for the layout, the
 /// eviction walk and the FPR).
-class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail::insert_facade<cuckoo_filter> {
+class cuckoo_filter
+    : public detail::cuckoo_reader<cuckoo_filter>,
+      public detail::insert_facade<cuckoo_filter>,
+      public detail::array_owner_state<cuckoo_filter_view, cuckoo_filter_params, std::uint64_t, detail::cuckoo_side> {
+  using state = detail::array_owner_state<cuckoo_filter_view, cuckoo_filter_params, std::uint64_t, detail::cuckoo_side>;
+
  public:
   using view_type = cuckoo_filter_view;
 
@@ -485,17 +493,17 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
   }
 
   /// An empty filter with exactly these parameters (validated).
-  explicit cuckoo_filter(const cuckoo_filter_params& params) : params_(params) {
+  explicit cuckoo_filter(const cuckoo_filter_params& params) : state(params) {
     detail::validate(params_);
-    words_.assign(detail::cuckoo_words_for(params_.buckets, params_.fingerprint_bits), 0);
+    elements_.assign(detail::cuckoo_words_for(params_.buckets, params_.fingerprint_bits), 0);
   }
 
   /// A filter from existing words (loading); validated like a view.
   cuckoo_filter(const cuckoo_filter_params& params, std::vector<std::uint64_t> words, std::uint64_t stored,
                 cuckoo_victim victim)
-      : params_(params), words_(std::move(words)), stored_(stored), victim_(victim) {
+      : state(params, std::move(words), detail::cuckoo_side{stored, victim}) {
     detail::validate(params_);
-    detail::require_cuckoo_payload(params_, words_, stored_, victim_, errc::invalid_argument);
+    detail::require_cuckoo_payload(params_, elements_, stored_, victim_, errc::invalid_argument);
   }
 
   /// The parameters a (capacity, target_fpr) construction chooses: the
@@ -584,18 +592,18 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
   insert_result try_insert_if_absent_hash(std::uint64_t h) noexcept {
     const std::uint32_t f = params_.fingerprint_bits;
     const auto a = detail::cuckoo_address_of(h, params_.buckets, f);
-    const std::uint64_t b1 = detail::cuckoo_load_bucket(words_.data(), a.first, f);
-    const std::uint64_t b2 = detail::cuckoo_load_bucket(words_.data(), a.second, f);
+    const std::uint64_t b1 = detail::cuckoo_load_bucket(elements_.data(), a.first, f);
+    const std::uint64_t b2 = detail::cuckoo_load_bucket(elements_.data(), a.second, f);
     if (detail::cuckoo_bucket_has(b1, a.fingerprint, f) || detail::cuckoo_bucket_has(b2, a.fingerprint, f) ||
         victim_matches(a)) {
       return insert_result::present;
     }
     if (full()) return insert_result::full;
     if (const std::uint32_t j = detail::cuckoo_find_slot(b1, 0, f); j < detail::cuckoo_slots) {
-      detail::cuckoo_store_bucket(words_.data(), a.first, f, detail::cuckoo_with_slot(b1, j, f, a.fingerprint));
+      detail::cuckoo_store_bucket(elements_.data(), a.first, f, detail::cuckoo_with_slot(b1, j, f, a.fingerprint));
       ++stored_;
     } else if (const std::uint32_t j2 = detail::cuckoo_find_slot(b2, 0, f); j2 < detail::cuckoo_slots) {
-      detail::cuckoo_store_bucket(words_.data(), a.second, f, detail::cuckoo_with_slot(b2, j2, f, a.fingerprint));
+      detail::cuckoo_store_bucket(elements_.data(), a.second, f, detail::cuckoo_with_slot(b2, j2, f, a.fingerprint));
       ++stored_;
     } else {
       place(a, detail::mix64(h) & 1);
@@ -674,9 +682,9 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
     }
     bool removed = false;
     for (const std::uint64_t i : {a.first, a.second}) {
-      const std::uint64_t b = detail::cuckoo_load_bucket(words_.data(), i, f);
+      const std::uint64_t b = detail::cuckoo_load_bucket(elements_.data(), i, f);
       if (const std::uint32_t j = detail::cuckoo_find_slot(b, a.fingerprint, f); j < detail::cuckoo_slots) {
-        detail::cuckoo_store_bucket(words_.data(), i, f, detail::cuckoo_with_slot(b, j, f, 0));
+        detail::cuckoo_store_bucket(elements_.data(), i, f, detail::cuckoo_with_slot(b, j, f, 0));
         removed = true;
         break;
       }
@@ -699,15 +707,8 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
   }
 
   /// Every slot empty, the victim slot empty, inserted() zero.
-  void clear() noexcept {
-    std::fill(words_.begin(), words_.end(), 0);
-    stored_ = 0;
-    victim_ = {};
-  }
+  void clear() noexcept { clear_elements(); }
 
-  [[nodiscard]] cuckoo_filter_view view() const noexcept {
-    return cuckoo_filter_view(detail::trusted, params_, words_, stored_, victim_);
-  }
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
   /// otherwise throws errc::mismatch naming both types, changing nothing.
@@ -716,8 +717,8 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "cuckoo_filter");
   }
-  [[nodiscard]] const cuckoo_filter_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements_; }
   [[nodiscard]] std::uint64_t inserted() const noexcept { return stored_; }
   [[nodiscard]] cuckoo_victim victim() const noexcept { return victim_; }
 
@@ -738,9 +739,9 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
       // so the walk is a random walk yet equal insert sequences give equal
       // tables (files are reproducible).
       const auto j = static_cast<std::uint32_t>(detail::mix64(fp ^ (i << 16) ^ (std::uint64_t{kick} << 56)) & 3);
-      const std::uint64_t b = detail::cuckoo_load_bucket(words_.data(), i, f);
+      const std::uint64_t b = detail::cuckoo_load_bucket(elements_.data(), i, f);
       const std::uint32_t evicted = detail::cuckoo_slot(b, j, f);
-      detail::cuckoo_store_bucket(words_.data(), i, f, detail::cuckoo_with_slot(b, j, f, fp));
+      detail::cuckoo_store_bucket(elements_.data(), i, f, detail::cuckoo_with_slot(b, j, f, fp));
       if (trace != nullptr) trace->push_back(cuckoo_move{i, j, fp, evicted});
       fp = evicted;
       i = detail::cuckoo_alt(i, fp, params_.buckets);
@@ -751,10 +752,10 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
   }
   bool try_put(std::uint64_t i, std::uint32_t fp, std::vector<cuckoo_move>* trace = nullptr) noexcept {
     const std::uint32_t f = params_.fingerprint_bits;
-    const std::uint64_t b = detail::cuckoo_load_bucket(words_.data(), i, f);
+    const std::uint64_t b = detail::cuckoo_load_bucket(elements_.data(), i, f);
     const std::uint32_t j = detail::cuckoo_find_slot(b, 0, f);
     if (j == detail::cuckoo_slots) return false;
-    detail::cuckoo_store_bucket(words_.data(), i, f, detail::cuckoo_with_slot(b, j, f, fp));
+    detail::cuckoo_store_bucket(elements_.data(), i, f, detail::cuckoo_with_slot(b, j, f, fp));
     if (trace != nullptr) trace->push_back(cuckoo_move{i, j, fp, 0});
     return true;
   }
@@ -792,11 +793,6 @@ class cuckoo_filter : public detail::cuckoo_reader<cuckoo_filter>, public detail
     }
     throw error(errc::construction_failed, message + "; remove keys, or build a larger filter");
   }
-
-  cuckoo_filter_params params_;
-  std::vector<std::uint64_t> words_;
-  std::uint64_t stored_ = 0;
-  cuckoo_victim victim_{};
 };
 
 /// cuckoo_filter's facts (filter.hpp).

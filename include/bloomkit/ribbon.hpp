@@ -96,6 +96,7 @@
 #include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
+#include "bloomkit/detail/filter_state.hpp"
 #include "bloomkit/detail/simd.hpp"
 #include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/detail/static_build.hpp"
@@ -697,41 +698,47 @@ class ribbon_reader : public static_facade<D> {
   [[nodiscard]] const D& self() const noexcept { return static_cast<const D&>(*this); }
 };
 
+/// What a Ribbon filter keeps beside its words (detail/filter_state.hpp's
+/// Side): where a bumped filter's layers lie, always ribbon_map_of(params),
+/// kept so that queries need not derive it.
+struct ribbon_side {
+  ribbon_layer_map map_{};
+};
+
 }  // namespace detail
 
 /// A read-only Ribbon filter over borrowed solution words (for example a
 /// memory-mapped file). Owns nothing: the words must outlive it. Queries are
 /// detail::ribbon_reader's, shared with ribbon.
-class ribbon_view : public detail::ribbon_reader<ribbon_view> {
+class ribbon_view : public detail::ribbon_reader<ribbon_view>,
+                    public detail::array_view_state<ribbon_params, std::uint64_t, detail::ribbon_side> {
+  using state = detail::array_view_state<ribbon_params, std::uint64_t, detail::ribbon_side>;
+
  public:
   /// Views `words` with `params`. Validates the parameters and that
   /// words.size() == params.word_count(); throws bloomkit::error
   /// (invalid_argument for bad parameters, corrupt for a wrong length).
-  ribbon_view(const ribbon_params& params, std::span<const std::uint64_t> words) : params_(params), words_(words) {
-    detail::validate(params_);
-    detail::require_ribbon_payload(params_, words_.size(), errc::corrupt);
-    map_ = detail::ribbon_map_of(params_);
+  ribbon_view(const ribbon_params& params, std::span<const std::uint64_t> words)
+      : state(detail::trusted, params, words, {}) {
+    detail::validate(params);
+    detail::require_ribbon_payload(params, words.size(), errc::corrupt);
+    map_ = detail::ribbon_map_of(params);
   }
+  using state::state;  // (trusted_t, params, words, ribbon_side): no validation
 
-  /// For owning filters: no validation (their invariants already hold).
-  ribbon_view(detail::trusted_t, const ribbon_params& params, std::span<const std::uint64_t> words) noexcept
-      : params_(params), words_(words), map_(detail::ribbon_map_of(params)) {}
-
-  [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
+  using state::params;
   /// The raw payload: word_count() words; block b's result column j at b * r + j.
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements(); }
   /// Where the layers of a bumped filter lie in words() (derived from params()).
   [[nodiscard]] const detail::ribbon_layer_map& layer_map() const noexcept { return map_; }
-
- private:
-  ribbon_params params_;
-  std::span<const std::uint64_t> words_;
-  detail::ribbon_layer_map map_;
 };
 
 /// An owning Ribbon filter (w = 128, r result bits; standard or bumped
 /// layout). Immutable once built.
-class ribbon : public detail::ribbon_reader<ribbon> {
+class ribbon : public detail::ribbon_reader<ribbon>,
+               public detail::array_owner_state<ribbon_view, ribbon_params, std::uint64_t, detail::ribbon_side> {
+  using state = detail::array_owner_state<ribbon_view, ribbon_params, std::uint64_t, detail::ribbon_side>;
+
  public:
   using view_type = ribbon_view;
 
@@ -754,14 +761,11 @@ class ribbon : public detail::ribbon_reader<ribbon> {
   }
 
   /// A filter from stored parts (loading). Validates like the view does.
-  ribbon(const ribbon_params& params, std::vector<std::uint64_t> words) : params_(params), words_(std::move(words)) {
+  ribbon(const ribbon_params& params, std::vector<std::uint64_t> words) : state(params, std::move(words), {}) {
     detail::validate(params_);
-    detail::require_ribbon_payload(params_, words_.size(), errc::corrupt);
+    detail::require_ribbon_payload(params_, elements_.size(), errc::corrupt);
     map_ = detail::ribbon_map_of(params_);
   }
-
-  /// A read-only view of this filter (valid while it lives).
-  [[nodiscard]] view_type view() const noexcept { return view_type(detail::trusted, params_, words_); }
 
   /// Gives this filter the key type `type` if it has none (unspecified),
   /// does nothing if it already has `type` (or `type` is unspecified), and
@@ -771,8 +775,8 @@ class ribbon : public detail::ribbon_reader<ribbon> {
   void adopt_key_type(key_type type) {
     params_.hash.keys = detail::adopted_key_type(params_.hash.keys, type, "ribbon");
   }
-  [[nodiscard]] const ribbon_params& params() const noexcept { return params_; }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_; }
+  using state::params;
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return elements_; }
   /// Where the layers of a bumped filter lie in words() (derived from params()).
   [[nodiscard]] const detail::ribbon_layer_map& layer_map() const noexcept { return map_; }
   /// Construction attempts the last build needed (1 = first seed worked;
@@ -830,7 +834,7 @@ class ribbon : public detail::ribbon_reader<ribbon> {
   }
 
   /// One attempt: bands every key (sorted by start) into `slots` rows, then
-  /// back-substitutes into words_. False if the system is inconsistent.
+  /// back-substitutes into elements_. False if the system is inconsistent.
   bool band_and_solve(std::span<const std::uint64_t> keys, std::uint64_t slots, std::uint32_t r) {
     auto lo = detail::vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
     auto hi = detail::vector_or_fail<std::uint64_t>(slots, 0, "building a ribbon (band rows)");
@@ -846,7 +850,7 @@ class ribbon : public detail::ribbon_reader<ribbon> {
     }
     auto words = detail::vector_or_fail<std::uint64_t>((slots / 64 + 1) * r, 0, "building a ribbon (solution words)");
     detail::ribbon_back_substitute(lo.data(), hi.data(), result.data(), slots, r, words.data());
-    words_ = std::move(words);
+    elements_ = std::move(words);
     params_.keys = keys.size() - redundant;
     return true;
   }
@@ -893,13 +897,10 @@ class ribbon : public detail::ribbon_reader<ribbon> {
     }
     words.insert(words.end(), codes.begin(), codes.end());
     params_.keys = stored;
-    words_ = std::move(words);
+    elements_ = std::move(words);
     map_ = detail::ribbon_map_of(params_);
   }
 
-  ribbon_params params_{};
-  std::vector<std::uint64_t> words_;
-  detail::ribbon_layer_map map_{};
   std::uint32_t attempts_ = 0;
 };
 

@@ -395,9 +395,11 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
 
   /// Union: stage i |= other's stage i; other's stages beyond ours are
   /// copied. Throws errc::mismatch unless every scalable parameter and the
-  /// hash are equal (then the stages have equal shapes). A merged stage may
-  /// hold more than its capacity: saturated() and estimated_fpr() say so,
-  /// and fpr_bound() no longer applies to it.
+  /// hash are equal (then the stages have equal shapes). Each stage's count
+  /// follows the rule of a union (blocked_bloom::merge; a copied stage is
+  /// the union with an empty one: its count and accuracy as they were). A
+  /// merged stage may hold more than its capacity: saturated() and
+  /// estimated_fpr() say so, and fpr_bound() no longer applies to it.
   scalable_bloom& merge(const scalable_bloom_view& other) {
     detail::require_same_growth(params_, other.params(), "merge");
     if (other.stages() > stages_.size()) spare_.clear();  // they were built for the stage numbers merge fills
@@ -408,7 +410,7 @@ class scalable_bloom : public detail::scalable_bloom_reader<scalable_bloom>,
       } else {
         stages_.emplace_back(theirs.params(),
                              std::vector<detail::block512>(theirs.blocks().begin(), theirs.blocks().end()),
-                             theirs.inserted());
+                             theirs.inserted(), theirs.inserted_accuracy());
       }
     }
     return *this;

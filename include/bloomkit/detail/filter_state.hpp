@@ -1,11 +1,17 @@
 // bloomkit/detail/filter_state.hpp - the state of an owning filter and of its
 // view for the kinds whose payload is one array (standard_bloom's and
-// counting_bloom's 64-bit words, a block filter's blocks): parameters, the
-// elements, and the insert count with the rule each set operation applies to
-// it. The kind's reader (its queries and statistics, detail/facade.hpp) reads
-// params(), the elements and inserted() from here; the kind adds only what is
-// its own (validation, inserts, the element-wise operation of merge and
-// intersect).
+// counting_bloom's 64-bit words, a block filter's blocks, a cuckoo table, a
+// window's slices, a binary fuse or Ribbon solution): parameters, the
+// elements, and Side, what the kind keeps beside its array. For the kinds
+// that count inserts, Side is the insert count with the rule each set
+// operation applies to it (view_state, owner_state). The kind's reader (its
+// queries and statistics, detail/facade.hpp) reads params(), the elements and
+// Side's fields from here; the kind adds only what is its own (validation,
+// inserts, the element-wise operation of merge and intersect).
+//
+// Side is a base class, not a member, so that each kind reads its fields by
+// their own names (count_, stored_ and victim_, state_, map_). It is copied
+// into each view the owner makes, so it holds only values.
 //
 // Accuracy is bloomkit::count_accuracy (filter.hpp). It is a template
 // parameter because detail/ headers include no public ones; its rules,
@@ -45,23 +51,26 @@ struct insert_count {
   }
 };
 
-/// A view's state: its parameters, the borrowed elements and the insert
-/// count. The constructor is the trusted one (no validation): an owner's
+/// Side for a kind that keeps nothing beside its array (the static kinds).
+struct no_side {};
+
+/// Side for a kind that counts inserts: the count and its accuracy.
+template <class Accuracy>
+struct counted_side {
+  insert_count<Accuracy> count_;
+};
+
+/// A view's state: its parameters, the borrowed elements and the kind's
+/// Side. The constructor is the trusted one (no validation): an owner's
 /// view(), or a codec after its checks. A view type inherits it and adds a
 /// validating constructor of its own.
-template <class Params, class T, class Accuracy>
-class view_state {
+template <class Params, class T, class Side>
+class array_view_state : protected Side {
  public:
-  view_state(trusted_t, const Params& params, std::span<const T> elements, std::uint64_t inserted,
-             Accuracy accuracy) noexcept
-      : params_(params), elements_(elements), count_{inserted, accuracy} {}
+  array_view_state(trusted_t, const Params& params, std::span<const T> elements, const Side& side) noexcept
+      : Side(side), params_(params), elements_(elements) {}
 
   [[nodiscard]] const Params& params() const noexcept { return params_; }
-  /// Insert calls counted (duplicates included; merges add; a counting
-  /// filter's accepted removes subtract).
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return count_.value; }
-  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
-  [[nodiscard]] Accuracy inserted_accuracy() const noexcept { return count_.accuracy; }
 
  protected:
   [[nodiscard]] std::span<const T> elements() const noexcept { return elements_; }
@@ -69,69 +78,102 @@ class view_state {
  private:
   Params params_;
   std::span<const T> elements_;
-  insert_count<Accuracy> count_;
 };
 
 /// An owning filter's state: parameters, its elements (allocated by the
-/// kind, with detail::assign_or_fail) and the insert count, with what every
-/// owner does with them alone: the accessors, view(), copying (allocated as
-/// a new filter is), clearing, and the bookkeeping of merge and intersect.
-/// View is the kind's view type (its kind_name names copies that fail).
-template <class View, class Params, class T, class Accuracy>
-class owner_state {
+/// kind) and the kind's Side, with what every owner does with them alone:
+/// params(), view(), copying (allocated as a new filter is), clearing.
+/// View is the kind's view type: its trusted constructor takes (trusted,
+/// params, elements, Side), and its kind_name names copies that fail.
+template <class View, class Params, class T, class Side>
+class array_owner_state : protected Side {
  public:
   [[nodiscard]] const Params& params() const noexcept { return params_; }
-  [[nodiscard]] std::uint64_t inserted() const noexcept { return count_.value; }
-  /// Whether inserted() is a count, an upper bound (after intersect) or an
-  /// estimate; inserts and merges keep the weaker of the two.
-  [[nodiscard]] Accuracy inserted_accuracy() const noexcept { return count_.accuracy; }
 
   /// A read-only view of this filter (valid while it lives and keeps its
   /// size: a block filter's fold shrinks it).
   [[nodiscard]] View view() const noexcept {
-    return View(trusted, params_, std::span<const T>(elements_), count_.value, count_.accuracy);
+    return View(trusted, params_, std::span<const T>(elements_), static_cast<const Side&>(*this));
   }
 
  protected:
-  explicit owner_state(const Params& params) : params_(params) {}
-  owner_state(const Params& params, std::vector<T> elements, std::uint64_t inserted, Accuracy accuracy)
-      : params_(params), elements_(std::move(elements)), count_{inserted, accuracy} {}
+  array_owner_state() = default;
+  explicit array_owner_state(const Params& params) : params_(params) {}
+  array_owner_state(const Params& params, std::vector<T> elements, const Side& side)
+      : Side(side), params_(params), elements_(std::move(elements)) {}
   /// A copy with its own elements, allocated as a new filter's are (huge
   /// pages for a large one; errc::out_of_memory when it does not fit).
-  owner_state(const owner_state& other)
-      : params_(other.params_),
-        elements_(copy_or_fail(other.elements_, "copying a " + std::string(View::kind_name))),
-        count_(other.count_) {}
-  owner_state& operator=(const owner_state& other) {
-    if (this != &other) *this = owner_state(other);
+  array_owner_state(const array_owner_state& other)
+      : Side(other),
+        params_(other.params_),
+        elements_(copy_or_fail(other.elements_, "copying a " + std::string(View::kind_name))) {}
+  array_owner_state& operator=(const array_owner_state& other) {
+    if (this != &other) *this = array_owner_state(other);
     return *this;
   }
-  owner_state(owner_state&&) noexcept = default;
-  owner_state& operator=(owner_state&&) noexcept = default;
-  ~owner_state() = default;
+  array_owner_state(array_owner_state&&) noexcept = default;
+  array_owner_state& operator=(array_owner_state&&) noexcept = default;
+  ~array_owner_state() = default;
+
+  /// Every element zero and Side as a new filter's.
+  void clear_elements() noexcept {
+    std::fill(elements_.begin(), elements_.end(), T{});
+    static_cast<Side&>(*this) = Side{};
+  }
+
+  Params params_{};
+  std::vector<T> elements_;
+};
+
+/// The view state of a kind that counts inserts: array_view_state with the
+/// count, and its accessors.
+template <class Params, class T, class Accuracy>
+class view_state : public array_view_state<Params, T, counted_side<Accuracy>> {
+  using base = array_view_state<Params, T, counted_side<Accuracy>>;
+
+ public:
+  using base::base;  // (trusted_t, params, elements, side)
+  view_state(trusted_t, const Params& params, std::span<const T> elements, std::uint64_t inserted,
+             Accuracy accuracy) noexcept
+      : base(trusted, params, elements, counted_side<Accuracy>{{inserted, accuracy}}) {}
+
+  /// Insert calls counted (duplicates included; merges add; a counting
+  /// filter's accepted removes subtract).
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return this->count_.value; }
+  /// Whether inserted() is a count, an upper bound (an intersection) or an estimate.
+  [[nodiscard]] Accuracy inserted_accuracy() const noexcept { return this->count_.accuracy; }
+};
+
+/// The owner state of a kind that counts inserts: array_owner_state with
+/// the count, its accessors, and the bookkeeping of merge and intersect.
+template <class View, class Params, class T, class Accuracy>
+class owner_state : public array_owner_state<View, Params, T, counted_side<Accuracy>> {
+  using base = array_owner_state<View, Params, T, counted_side<Accuracy>>;
+
+ public:
+  [[nodiscard]] std::uint64_t inserted() const noexcept { return this->count_.value; }
+  /// Whether inserted() is a count, an upper bound (after intersect) or an
+  /// estimate; inserts and merges keep the weaker of the two.
+  [[nodiscard]] Accuracy inserted_accuracy() const noexcept { return this->count_.accuracy; }
+
+ protected:
+  explicit owner_state(const Params& params) : base(params) {}
+  owner_state(const Params& params, std::vector<T> elements, std::uint64_t inserted, Accuracy accuracy)
+      : base(params, std::move(elements), counted_side<Accuracy>{{inserted, accuracy}}) {}
 
   /// Union: op(mine, theirs) on each pair of elements, then the count rule
   /// of a union. The caller has checked that the shapes agree.
   template <class Op>
   void merge_elements(const View& other, std::span<const T> theirs, Op op) {
-    for (std::size_t i = 0; i < elements_.size(); ++i) op(elements_[i], theirs[i]);
-    count_.add({other.inserted(), other.inserted_accuracy()});
+    for (std::size_t i = 0; i < this->elements_.size(); ++i) op(this->elements_[i], theirs[i]);
+    this->count_.add({other.inserted(), other.inserted_accuracy()});
   }
   /// Intersection: as merge_elements, with the count rule of an intersection.
   template <class Op>
   void intersect_elements(const View& other, std::span<const T> theirs, Op op) {
-    for (std::size_t i = 0; i < elements_.size(); ++i) op(elements_[i], theirs[i]);
-    count_.keep_smaller({other.inserted(), other.inserted_accuracy()});
+    for (std::size_t i = 0; i < this->elements_.size(); ++i) op(this->elements_[i], theirs[i]);
+    this->count_.keep_smaller({other.inserted(), other.inserted_accuracy()});
   }
-  /// Every element zero, the count zero and exact.
-  void clear_elements() noexcept {
-    std::fill(elements_.begin(), elements_.end(), T{});
-    count_ = {};
-  }
-
-  Params params_;
-  std::vector<T> elements_;
-  insert_count<Accuracy> count_;
 };
 
 }  // namespace bloomkit::detail
