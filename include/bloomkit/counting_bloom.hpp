@@ -39,16 +39,20 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/detail/memory.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/facade.hpp"
 #include "bloomkit/detail/filter_state.hpp"
+#include "bloomkit/detail/simd_batch.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/hash.hpp"
@@ -140,6 +144,26 @@ struct counting_probe_set {
   }
 };
 
+/// The batch walk of a counting filter: prefetch_pipeline with each key
+/// located by its first probe's word (16 counters to a word), prefetched a
+/// window ahead (for writing when Word is mutable), and visit(i, h) run on
+/// the keys in order. One line per key is in flight: the first probe's,
+/// which every lookup reads and every insert writes.
+template <class Word, class HashAt, class Visit>
+inline void counting_pipeline(Word* words, std::uint64_t counters, std::size_t n, HashAt& hash_at, Visit&& visit) {
+  prefetch_pipeline<batch_window>(
+      n, hash_at,
+      [&](std::uint64_t h) {
+        const Word* word = words + (first_probe(h, counters) >> 4);
+        if constexpr (std::is_const_v<Word>) {
+          prefetch(word);
+        } else {
+          prefetch_for_write(word);
+        }
+      },
+      std::forward<Visit>(visit));
+}
+
 /// Throws `code` unless `words` is a counting filter's payload for `p`:
 /// exactly ceil(counters / 16) words with the nibbles past m zero.
 inline void require_counting_payload(const counting_bloom_params& p, std::span<const std::uint64_t> words,
@@ -170,16 +194,12 @@ class counting_bloom_reader : public query_facade<D> {
            }).all_set;
   }
 
-  /// The batch core: out[i] = may_contain_hash(hash_at(i)), prefetching each
-  /// key's first counter a window ahead.
+  /// The batch core: out[i] = may_contain_hash(hash_at(i)), each key's
+  /// first counter prefetched a window ahead (counting_pipeline).
   template <class HashAt>
   void test_pipelined(std::size_t n, HashAt hash_at, bool* out) const {
-    constexpr std::size_t window = 16;
-    const auto words = self().words();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) prefetch(&words[first_probe(hash_at(i + window), self().params().counters) >> 4]);
-      out[i] = may_contain_hash(hash_at(i));
-    }
+    counting_pipeline(self().words().data(), self().params().counters, n, hash_at,
+                      [&](std::size_t i, std::uint64_t h) { out[i] = may_contain_hash(h); });
   }
 
   /// Appends the k counter indices (in [0, counters())) the key with hash
@@ -373,16 +393,12 @@ class counting_bloom
     ++count_.value;
     return true;
   }
-  /// Adds every hash; prefetches each key's first counter a window ahead.
+  /// Adds every hash, in order (insert_hash on each), each key's first
+  /// counter prefetched for writing a window ahead (detail::counting_pipeline).
   template <class HashAt>
   void insert_pipelined(std::size_t n, HashAt hash_at) {
-    constexpr std::size_t window = 16;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + window < n) {
-        detail::prefetch_for_write(&elements_[detail::first_probe(hash_at(i + window), params_.counters) >> 4]);
-      }
-      insert_hash(hash_at(i));
-    }
+    detail::counting_pipeline(elements_.data(), params_.counters, n, hash_at,
+                              [this](std::size_t, std::uint64_t h) { insert_hash(h); });
   }
 
   /// Removes one occurrence of the key with hash `h`. Returns

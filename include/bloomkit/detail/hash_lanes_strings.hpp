@@ -144,6 +144,61 @@ template <bool Xxh64, class S>
     out[j] = s.template hash<Xxh64>(j, seed);
   }
 }
+
+/// The shape of a lane loop of one ISA and one algorithm, which its step
+/// type derives from; hash_string_tiles reads it:
+///   lanes        strings per group (a power of two: 8 for AVX-512, 4 for AVX2)
+///   groups       groups hashed side by side in the wide step (>= 1)
+///   xxh64        XXH64 (true) or XXH3-64 (false): the scalar hash of the rest
+///   before_tail  whether the tile stages string_tile::before_tail (XXH3's
+///                17-64-byte path reads it; XXH64's lanes do not)
+/// The step type adds run<G>(s, t, at, i, seed, out): strings at .. at +
+/// G lanes - 1 of tile t, which are strings i .. of source s, into out[i ..]
+/// (the lanes' own, and the rest through strings_left_out).
+template <std::size_t Lanes, int Groups, bool Xxh64>
+struct string_lanes {
+  static_assert(Lanes > 0 && (Lanes & (Lanes - 1)) == 0, "lanes come in powers of two");
+  static_assert(Groups >= 1, "a step hashes at least one group");
+  static constexpr std::size_t lanes = Lanes;
+  static constexpr int groups = Groups;
+  static constexpr bool xxh64 = Xxh64;
+  static constexpr bool before_tail = !Xxh64;
+};
+
+/// out[i] = the hash (Step::xxh64: XXH64, else XXH3-64) with `seed` of
+/// string i of source s, i < n: tiles of string_tile_size strings, each
+/// staged, then Step::groups groups of Step::lanes strings per step while
+/// that many remain in the tile, one group per step for the rest; the
+/// strings after the last whole group, and every string of a source that
+/// cannot be staged, through the scalar hash. The tiling of every string
+/// lane loop, written once.
+///
+/// Always inlined, and called only from a function compiled for Step's
+/// target (the per-ISA entry points): there Step::run inlines as a target
+/// function into a caller of the same target. Why not a generic lambda for
+/// the step: GCC compiles a lambda for the default target even inside a
+/// target function, so the intrinsics in it would not compile.
+template <class Step, class S>
+[[gnu::always_inline]] inline void hash_string_tiles(const S& s, std::size_t n, std::uint64_t seed,
+                                                     std::uint64_t* out) {
+  constexpr std::size_t lanes = Step::lanes;
+  constexpr std::size_t wide = lanes * static_cast<std::size_t>(Step::groups);
+  std::size_t i = 0;
+  if (s.stageable()) {
+    string_tile t;
+    while (n - i >= lanes) {
+      const std::size_t count = std::min(string_tile_size, (n - i) & ~(lanes - 1));
+      s.template stage<Step::before_tail>(i, count, t);
+      std::size_t at = 0;
+      if constexpr (Step::groups > 1) {
+        for (; at + wide <= count; at += wide) Step::template run<Step::groups>(s, t, at, i + at, seed, out);
+      }
+      for (; at < count; at += lanes) Step::template run<1>(s, t, at, i + at, seed, out);
+      i += count;
+    }
+  }
+  for (; i < n; ++i) out[i] = s.template hash<Step::xxh64>(i, seed);
+}
 #endif
 
 }  // namespace bloomkit::detail

@@ -3,7 +3,6 @@
 // says which strings the lanes take). AVX2 keeps XXH3 of strings scalar.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -102,50 +101,41 @@ BLOOMKIT_TARGET_AVX2 inline void xxh64_short_strings_avx2(const std::byte* data,
   }
 }
 
-/// Strings i .. i + 4G - 1 of source s (at .. at + 4G - 1 of tile t)
-/// through the AVX2 lanes, the ones they leave out through the scalar
-/// XXH64.
-template <int G, class S>
-BLOOMKIT_TARGET_AVX2 inline void xxh64_string_groups_avx2(const S& s, const string_tile& t, std::size_t at, std::size_t i,
-                                                          std::uint64_t seed, std::uint64_t* out) {
-  const __m256i max_len = _mm256_set1_epi64x(static_cast<long long>(S::xxh64_lane_max));
-  const __m256i seven = _mm256_set1_epi64x(7);
-  __m256i live[G], h[G];
-  for (int g = 0; g < G; ++g) {
-    const __m256i len = tile_lanes4(t.len, at + 4 * g);
-    const __m256i end = _mm256_add_epi64(tile_lanes4(t.begin, at + 4 * g), len);
-    const __m256i short_enough = _mm256_cmpgt_epi64(_mm256_add_epi64(max_len, _mm256_set1_epi64x(1)), len);
-    const __m256i tail_readable = _mm256_or_si256(_mm256_cmpgt_epi64(end, seven),
-                                                  _mm256_cmpeq_epi64(_mm256_and_si256(len, seven), _mm256_setzero_si256()));
-    live[g] = _mm256_and_si256(short_enough, tail_readable);
-  }
-  xxh64_short_strings_avx2<G>(s.gather_base(), t, at, live, seed, h);
-  for (int g = 0; g < G; ++g) {
-    _mm256_maskstore_epi64(reinterpret_cast<long long*>(out + i + 4 * g), live[g], h[g]);
-    // Four lanes: the upper four of strings_left_out's eight count as hashed.
-    const auto lanes = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(live[g])));
-    if (lanes != 0xfU) strings_left_out<true>(s, i + 4 * g, lanes | 0xf0U, seed, out);
-  }
-}
-
-/// out[i] = XXH64 of string i of source s, i < n, four strings per lane
-/// step under AVX2 (two steps side by side), from staged tiles as
-/// xxh64_strings_avx512 (the same rules for which strings go scalar).
-template <class S>
-BLOOMKIT_TARGET_AVX2 void xxh64_strings_avx2(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
-  std::size_t i = 0;
-  if (s.stageable()) {
-    string_tile t;
-    while (n - i >= 4) {
-      const std::size_t count = std::min(string_tile_size, (n - i) & ~std::size_t{3});
-      s.template stage<false>(i, count, t);
-      std::size_t at = 0;
-      for (; at + 8 <= count; at += 8) xxh64_string_groups_avx2<2>(s, t, at, i + at, seed, out);
-      for (; at < count; at += 4) xxh64_string_groups_avx2<1>(s, t, at, i + at, seed, out);
-      i += count;
+/// XXH64 in four lanes per group under AVX2, two groups side by side
+/// (hash_string_tiles runs it; the same rules as the AVX-512 lanes for
+/// which strings go scalar).
+struct xxh64_avx2_step : string_lanes<4, 2, true> {
+  /// Strings i .. i + 4G - 1 of source s (at .. at + 4G - 1 of tile t)
+  /// through the AVX2 lanes, the ones they leave out through the scalar
+  /// XXH64.
+  template <int G, class S>
+  BLOOMKIT_TARGET_AVX2 static void run(const S& s, const string_tile& t, std::size_t at, std::size_t i,
+                                       std::uint64_t seed, std::uint64_t* out) {
+    const __m256i max_len = _mm256_set1_epi64x(static_cast<long long>(S::xxh64_lane_max));
+    const __m256i seven = _mm256_set1_epi64x(7);
+    __m256i live[G], h[G];
+    for (int g = 0; g < G; ++g) {
+      const __m256i len = tile_lanes4(t.len, at + 4 * g);
+      const __m256i end = _mm256_add_epi64(tile_lanes4(t.begin, at + 4 * g), len);
+      const __m256i short_enough = _mm256_cmpgt_epi64(_mm256_add_epi64(max_len, _mm256_set1_epi64x(1)), len);
+      const __m256i tail_readable = _mm256_or_si256(_mm256_cmpgt_epi64(end, seven),
+                                                    _mm256_cmpeq_epi64(_mm256_and_si256(len, seven), _mm256_setzero_si256()));
+      live[g] = _mm256_and_si256(short_enough, tail_readable);
+    }
+    xxh64_short_strings_avx2<G>(s.gather_base(), t, at, live, seed, h);
+    for (int g = 0; g < G; ++g) {
+      _mm256_maskstore_epi64(reinterpret_cast<long long*>(out + i + 4 * g), live[g], h[g]);
+      // Four lanes: the upper four of strings_left_out's eight count as hashed.
+      const auto lanes_live = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(live[g])));
+      if (lanes_live != 0xfU) strings_left_out<true>(s, i + 4 * g, lanes_live | 0xf0U, seed, out);
     }
   }
-  for (; i < n; ++i) out[i] = s.template hash<true>(i, seed);
+};
+
+/// out[i] = XXH64 of string i of source s, i < n, through xxh64_avx2_step.
+template <class S>
+BLOOMKIT_TARGET_AVX2 void xxh64_strings_avx2(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
+  hash_string_tiles<xxh64_avx2_step>(s, n, seed, out);
 }
 
 }  // namespace bloomkit::detail

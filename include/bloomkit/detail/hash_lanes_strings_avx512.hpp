@@ -9,7 +9,6 @@
 // multiplies of at most 8 bytes. Longer strings take the scalar hash.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -128,51 +127,41 @@ BLOOMKIT_TARGET_AVX512 inline __mmask8 xxh64_lane_mask(const string_tile& t, std
   return short_enough & tail_readable;
 }
 
-/// Strings i .. i + 8G - 1 of source s (at .. at + 8G - 1 of tile t)
-/// through the lanes (G groups of eight), the ones the lanes leave out
-/// through the scalar XXH64.
-template <int G, class S>
-BLOOMKIT_TARGET_AVX512 inline void xxh64_string_groups(const S& s, const string_tile& t, std::size_t at, std::size_t i,
-                                                       std::uint64_t seed, std::uint64_t* out) {
-  __m512i h[G];
-  __mmask8 live[G];
-  unsigned all_live = 0xff;
-  for (int g = 0; g < G; ++g) {
-    live[g] = xxh64_lane_mask(t, at + 8 * g, S::xxh64_lane_max);
-    all_live &= live[g];
-  }
-  xxh64_short_strings<G>(s.gather_base(), t, at, live, seed, h);
-  for (int g = 0; g < G; ++g) _mm512_mask_storeu_epi64(out + i + 8 * g, live[g], h[g]);
-  if (all_live != 0xff) [[unlikely]] {
-    for (int g = 0; g < G; ++g) strings_left_out<true>(s, i + 8 * g, live[g], seed, out);
-  }
-}
-
-/// out[i] = XXH64 of string i of source s, i < n: tiles of
-/// string_tile_size strings, each staged, then hashed 32 strings (four
-/// groups of eight) per step (see the top of this file for which strings go
+/// XXH64 in eight lanes per group under AVX-512, four groups side by side
+/// (hash_string_tiles runs it; the top of this file says which strings go
 /// to the scalar XXH64 instead). Why four: a string of 17-31 bytes puts
 /// about a dozen dependent vpmullq on its lane's chain (15 cycles each on
 /// Intel), so the step is bound by latency until enough independent groups
 /// share it; for 19-byte keys four groups beat two, six and eight (about
-/// 3.6 ns a key against 11-13 for scalar XXH64). A column
-/// whose strings end before byte 8 of the buffer is hashed scalar (too
-/// short to stage).
-template <class S>
-BLOOMKIT_TARGET_AVX512 void xxh64_strings_avx512(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
-  std::size_t i = 0;
-  if (s.stageable()) {
-    string_tile t;
-    while (n - i >= 8) {
-      const std::size_t count = std::min(string_tile_size, (n - i) & ~std::size_t{7});
-      s.template stage<false>(i, count, t);
-      std::size_t at = 0;
-      for (; at + 32 <= count; at += 32) xxh64_string_groups<4>(s, t, at, i + at, seed, out);
-      for (; at < count; at += 8) xxh64_string_groups<1>(s, t, at, i + at, seed, out);
-      i += count;
+/// 3.6 ns a key against 11-13 for scalar XXH64).
+struct xxh64_avx512_step : string_lanes<8, 4, true> {
+  /// Strings i .. i + 8G - 1 of source s (at .. at + 8G - 1 of tile t)
+  /// through the lanes (G groups of eight), the ones the lanes leave out
+  /// through the scalar XXH64.
+  template <int G, class S>
+  BLOOMKIT_TARGET_AVX512 static void run(const S& s, const string_tile& t, std::size_t at, std::size_t i,
+                                         std::uint64_t seed, std::uint64_t* out) {
+    __m512i h[G];
+    __mmask8 live[G];
+    unsigned all_live = 0xff;
+    for (int g = 0; g < G; ++g) {
+      live[g] = xxh64_lane_mask(t, at + 8 * g, S::xxh64_lane_max);
+      all_live &= live[g];
+    }
+    xxh64_short_strings<G>(s.gather_base(), t, at, live, seed, h);
+    for (int g = 0; g < G; ++g) _mm512_mask_storeu_epi64(out + i + 8 * g, live[g], h[g]);
+    if (all_live != 0xff) [[unlikely]] {
+      for (int g = 0; g < G; ++g) strings_left_out<true>(s, i + 8 * g, live[g], seed, out);
     }
   }
-  for (; i < n; ++i) out[i] = s.template hash<true>(i, seed);
+};
+
+/// out[i] = XXH64 of string i of source s, i < n, through
+/// xxh64_avx512_step. A column whose strings end before byte 8 of the
+/// buffer is hashed scalar (too short to stage).
+template <class S>
+BLOOMKIT_TARGET_AVX512 void xxh64_strings_avx512(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
+  hash_string_tiles<xxh64_avx512_step>(s, n, seed, out);
 }
 
 /// The 8 little-endian bytes of XXH3's default secret at byte `at`
@@ -311,38 +300,37 @@ BLOOMKIT_TARGET_AVX512 inline __m512i xxh3_short_strings(__m512i tail, __m512i l
   return h;
 }
 
-/// out[i] = XXH3 of string i of source s, i < n: tiles of
-/// string_tile_size strings, each staged, then eight strings per step:
-/// those of 9 to S::xxh3_lane_max bytes through xxh3_mid_strings, of 0-8
-/// bytes through xxh3_short_strings (a non-empty one ending before byte 8 of
-/// the buffer excepted), the others through the scalar XXH3. A column
-/// whose strings end before byte 8 of the buffer is hashed scalar.
+/// XXH3-64 in eight lanes, one group per step under AVX-512: strings of 9
+/// to S::xxh3_lane_max bytes through xxh3_mid_strings, of 0-8 bytes through
+/// xxh3_short_strings (a non-empty one ending before byte 8 of the buffer
+/// excepted), the others through the scalar XXH3 (hash_string_tiles runs
+/// it).
+struct xxh3_avx512_step : string_lanes<8, 1, false> {
+  /// Strings i .. i + 7 of source s (at .. at + 7 of tile t).
+  template <int G, class S>
+  BLOOMKIT_TARGET_AVX512 static void run(const S& s, const string_tile& t, std::size_t at, std::size_t i,
+                                         std::uint64_t seed, std::uint64_t* out) {
+    static_assert(G == 1, "one group per step");
+    const __m512i len = tile_lanes(t.len, at);
+    const __m512i end = _mm512_add_epi64(tile_lanes(t.begin, at), len);
+    const __mmask8 mid = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
+                         _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(static_cast<long long>(S::xxh3_lane_max)));
+    const __mmask8 short_readable = _mm512_cmplt_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
+                                    (_mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(8)) |
+                                     _mm512_cmpeq_epi64_mask(len, _mm512_setzero_si512()));
+    const unsigned live = mid | short_readable;
+    __m512i h = mid != 0 ? xxh3_mid_strings(s.gather_base(), t, at, mid, seed) : _mm512_setzero_si512();
+    if (short_readable != 0) h = _mm512_mask_mov_epi64(h, short_readable, xxh3_short_strings(tile_lanes(t.tail, at), len, short_readable, seed));
+    _mm512_mask_storeu_epi64(out + i, static_cast<__mmask8>(live), h);
+    if (live != 0xff) strings_left_out<false>(s, i, live, seed, out);
+  }
+};
+
+/// out[i] = XXH3 of string i of source s, i < n, through xxh3_avx512_step.
+/// A column whose strings end before byte 8 of the buffer is hashed scalar.
 template <class S>
 BLOOMKIT_TARGET_AVX512 void xxh3_strings_avx512(const S& s, std::size_t n, std::uint64_t seed, std::uint64_t* out) {
-  std::size_t i = 0;
-  if (s.stageable()) {
-    string_tile t;
-    while (n - i >= 8) {
-      const std::size_t count = std::min(string_tile_size, (n - i) & ~std::size_t{7});
-      s.template stage<true>(i, count, t);
-      for (std::size_t at = 0; at < count; at += 8) {
-        const __m512i len = tile_lanes(t.len, at);
-        const __m512i end = _mm512_add_epi64(tile_lanes(t.begin, at), len);
-        const __mmask8 mid = _mm512_cmpge_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
-                             _mm512_cmple_epu64_mask(len, _mm512_set1_epi64(static_cast<long long>(S::xxh3_lane_max)));
-        const __mmask8 short_readable = _mm512_cmplt_epu64_mask(len, _mm512_set1_epi64(xxh3_mid_min)) &
-                                        (_mm512_cmpge_epu64_mask(end, _mm512_set1_epi64(8)) |
-                                         _mm512_cmpeq_epi64_mask(len, _mm512_setzero_si512()));
-        const unsigned live = mid | short_readable;
-        __m512i h = mid != 0 ? xxh3_mid_strings(s.gather_base(), t, at, mid, seed) : _mm512_setzero_si512();
-        if (short_readable != 0) h = _mm512_mask_mov_epi64(h, short_readable, xxh3_short_strings(tile_lanes(t.tail, at), len, short_readable, seed));
-        _mm512_mask_storeu_epi64(out + i + at, static_cast<__mmask8>(live), h);
-        if (live != 0xff) strings_left_out<false>(s, i + at, live, seed, out);
-      }
-      i += count;
-    }
-  }
-  for (; i < n; ++i) out[i] = s.template hash<false>(i, seed);
+  hash_string_tiles<xxh3_avx512_step>(s, n, seed, out);
 }
 
 }  // namespace bloomkit::detail
