@@ -1,7 +1,6 @@
 // bloomkit/detail/filter_state.hpp - the state of an owning filter and of its
-// view for the kinds whose payload is one array (standard_bloom's and
-// counting_bloom's 64-bit words, a block filter's blocks, a cuckoo table, a
-// window's slices, a binary fuse or Ribbon solution): parameters, the
+// view for the kinds whose payload is one array (of bit or counter words,
+// blocks, buckets, slices, or a static filter's solution): parameters, the
 // elements, and Side, what the kind keeps beside its array. For the kinds
 // that count inserts, Side is the insert count with the rule each set
 // operation applies to it (view_state, owner_state). The kind's reader (its
