@@ -405,7 +405,7 @@ class standard_bloom_reader : public query_facade<D> {
   /// Keyed batches hash a tile of keys together, then run the prehashed
   /// batch core over it (detail/facade.hpp, hashes_keys_in_tiles).
   static constexpr bool keyed_batches_in_tiles = true;
-  /// Integer and float keys are hashed in the rounds instead
+  /// Batch inserts hash integer and float keys in the rounds instead
   /// (detail/facade.hpp, hashes_numbers_in_walk).
   static constexpr bool numeric_keys_in_walk = true;
 
