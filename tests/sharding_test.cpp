@@ -178,6 +178,18 @@ TYPED_TEST(ShardExactness, SameBitsAndAnswersForManyShardCounts) {
   for (std::uint32_t shards : {1U, 2U, 3U, 7U, 16U}) check_exact<TypeParam>(20000, 0.01, shards, 7 + shards);
 }
 
+// Shards run the block layouts' batch path (block_test_many / block_set_many
+// over shard_blocks): every kernel this CPU has builds the same shard bytes
+// and answers as the unsharded filter.
+TYPED_TEST(ShardExactness, SameBitsAndAnswersUnderEveryKernel) {
+  for (const bloomkit::kernel k : bloomkit::test::supported_kernels()) {
+    bloomkit::set_kernel(k);
+    check_exact<TypeParam>(5000, 0.01, 3, 40);
+    bloomkit::reset_kernel();
+    if (this->HasFatalFailure()) FAIL() << "under kernel " << to_string(k);
+  }
+}
+
 TYPED_TEST(ShardExactness, OneBlockPerShard) {
   block_filter<TypeParam> probe_size(300, 0.01);
   const auto blocks = static_cast<std::uint32_t>(probe_size.num_blocks());
